@@ -1,0 +1,24 @@
+/** The limits a reminder service enforces; all are options of the service (spec R-validation). */
+export interface ReminderLimits {
+  /** Longest accepted body, in characters (UTF-16 code units). */
+  readonly maxBodyChars: number;
+  /** Largest accepted ttlTurns. */
+  readonly maxTtlTurns: number;
+  /** Most live (pending or active) reminders one task may hold. */
+  readonly maxLiveRemindersPerTask: number;
+  /** Largest accepted metadata, in bytes of its JSON serialization. */
+  readonly maxMetadataBytes: number;
+  /** How long a task's records stay listable after the task ends, in ms. */
+  readonly retentionMs: number;
+}
+
+export const defaultReminderLimits: ReminderLimits = {
+  maxBodyChars: 4096,
+  maxTtlTurns: 20,
+  maxLiveRemindersPerTask: 64,
+  maxMetadataBytes: 16 * 1024,
+  retentionMs: 60 * 60 * 1000,
+};
+
+/** ttlTurns when the caller leaves it unset. */
+export const DEFAULT_TTL_TURNS = 1;

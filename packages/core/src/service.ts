@@ -1,0 +1,125 @@
+import type { AgentExtension, TaskState } from '@a2a-js/sdk';
+import type {
+  AgentExecutor,
+  ExecutionEventBus,
+  ExecutionEventBusManager,
+  OwnerResolver,
+  RequestContext,
+  ServerCallContext,
+  TaskStore,
+} from '@a2a-js/sdk/server';
+import type {
+  CancelTaskReminderRequest,
+  CancelTaskReminderResponse,
+  InjectTaskReminderRequest,
+  InjectTaskReminderResponse,
+  ListTaskRemindersRequest,
+  ListTaskRemindersResponse,
+} from '@a2a-reminders/proto';
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { ReminderLimits } from './limits.js';
+import type { ReminderStore } from './store.js';
+
+/**
+ * The three rpcs of TaskReminderService, transport-agnostic. Method names are
+ * the rpcs' protobuf-es local names, so a binding dispatches with
+ * `handler[rpc.method.localName]` and never lists the rpcs by hand.
+ * Every method throws only {@link ReminderError}.
+ */
+export interface ReminderRpcHandler {
+  injectTaskReminder(
+    request: InjectTaskReminderRequest,
+    context: ServerCallContext,
+  ): Promise<InjectTaskReminderResponse>;
+  listTaskReminders(
+    request: ListTaskRemindersRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskRemindersResponse>;
+  cancelTaskReminder(
+    request: CancelTaskReminderRequest,
+    context: ServerCallContext,
+  ): Promise<CancelTaskReminderResponse>;
+}
+
+/** A live reminder as the worker's runtime receives it at a turn boundary. */
+export interface SurfacedReminder {
+  readonly id: string;
+  readonly body: string;
+  /** `''` when the caller gave none. */
+  readonly source: string;
+  /** `''` when the caller gave none. */
+  readonly roleHint: string;
+  /** `''` when the caller gave none. */
+  readonly dedupeKey: string;
+  readonly metadata: JsonObject | undefined;
+  /** How many more turns it will be surfaced on after this one. */
+  readonly turnsRemaining: number;
+  /** True on the turn it is surfaced for the first time. */
+  readonly firstSurfacing: boolean;
+}
+
+/** What one turn boundary yields: the turn number and its live reminders. */
+export interface ReminderTurn {
+  readonly taskId: string;
+  /** 1-based turn number within the task. */
+  readonly turn: number;
+  /** Live reminders for this turn, in acceptance order. */
+  readonly reminders: readonly SurfacedReminder[];
+}
+
+/**
+ * The reminder service: the rpcs for callers, turn boundaries for the worker's
+ * runtime, and the A2A glue (task lookup, event publishing, agent card).
+ */
+export interface ReminderService extends ReminderRpcHandler {
+  readonly limits: ReminderLimits;
+
+  /**
+   * Marks a turn boundary of the task this execution runs and atomically
+   * returns the reminders for that turn (spec: Turns). Publishes the EMITTED,
+   * and any EXPIRED, events of this boundary as one status update.
+   */
+  beginTurn(requestContext: RequestContext, eventBus: ExecutionEventBus): Promise<ReminderTurn>;
+
+  /**
+   * Ends every live reminder of the task (DROPPED if it never reached a turn,
+   * EXPIRED if it did) and publishes those events, before the caller publishes
+   * the terminal status (spec: Task end). Idempotent.
+   */
+  endTask(
+    requestContext: RequestContext,
+    eventBus: ExecutionEventBus,
+    finalState: TaskState,
+  ): Promise<void>;
+
+  /**
+   * Wraps an executor so that every terminal status it publishes (including
+   * from `cancelTask`, and a FAILED one when `execute` throws) is preceded by
+   * {@link endTask}. Workers should always run their executor through this.
+   */
+  wrapExecutor(executor: AgentExecutor): AgentExecutor;
+
+  /**
+   * The agent-card entry for `capabilities.extensions`: the extension URI,
+   * `required: false`, and `params` listing this service's limits and the
+   * events it emits.
+   */
+  agentExtension(): AgentExtension;
+}
+
+export interface ReminderServiceOptions {
+  /** The SDK TaskStore the DefaultRequestHandler uses; tasks are looked up in it with the caller's context. */
+  readonly taskStore: TaskStore;
+  /** The SDK bus manager the DefaultRequestHandler uses; events are published on the task's bus. */
+  readonly eventBusManager: ExecutionEventBusManager;
+  /** Where reminder records live; defaults to an in-memory store. */
+  readonly store?: ReminderStore;
+  /** Overrides of {@link defaultReminderLimits}. */
+  readonly limits?: Partial<ReminderLimits>;
+  /** The owner resolver given to the SDK stores, so reminders are scoped like tasks. */
+  readonly ownerResolver?: OwnerResolver;
+  /** Refuse unauthenticated callers with UNAUTHENTICATED (default false, like the SDK). */
+  readonly requireAuthentication?: boolean;
+  /** Clock, for tests. */
+  readonly now?: () => Date;
+}
