@@ -1,0 +1,85 @@
+import type { ServerCallContext } from '@a2a-js/sdk/server';
+import type { ReminderRpcHandler } from '@a2a-reminders/core';
+import { ReminderError } from '@a2a-reminders/core';
+import { reminderRpcs } from '@a2a-reminders/proto';
+import type { Message } from '@bufbuild/protobuf';
+import type {
+  ServerErrorResponse,
+  ServerUnaryCall,
+  sendUnaryData,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
+import type { GrpcCallContextOptions } from './grpc-call-context.js';
+import { activatedExtensionsMetadata, buildGrpcCallContext } from './grpc-call-context.js';
+import { grpcStatusOf } from './grpc-status-table.js';
+import { encodeStatusDetailsBin, GRPC_STATUS_DETAILS_BIN } from './status-details-bin.js';
+import type { DecodedRequest, ReminderMethodName } from './task-reminder-service-definition.js';
+import { UndecodableRequest } from './task-reminder-service-definition.js';
+
+/** Options of {@link grpcReminderService}; the SDK's `GrpcServiceOptions` plus the reminder service. */
+export interface GrpcReminderServiceOptions extends GrpcCallContextOptions {
+  /** The reminder rpcs, usually core's `createReminderService(...)`. */
+  readonly reminders: ReminderRpcHandler;
+}
+
+/**
+ * The grpc-js implementation of TaskReminderService, for
+ * `server.addService(TaskReminderServiceDefinition, grpcReminderService(options))`
+ * next to the SDK's `server.addService(A2AService, grpcService(options))`.
+ * Pass it the same requestHandler, userBuilder and contextBuilder as the SDK's
+ * service, so both resolve the caller the same way.
+ */
+export function grpcReminderService(
+  options: GrpcReminderServiceOptions,
+): UntypedServiceImplementation {
+  const implementation: UntypedServiceImplementation = {};
+  for (const rpc of reminderRpcs) {
+    const name = rpc.method.localName as ReminderMethodName;
+    implementation[name] = (
+      call: ServerUnaryCall<DecodedRequest, Message>,
+      callback: sendUnaryData<Message>,
+    ) => {
+      void handleUnary(options, name, call, callback);
+    };
+  }
+  return implementation;
+}
+
+async function handleUnary(
+  options: GrpcReminderServiceOptions,
+  name: ReminderMethodName,
+  call: ServerUnaryCall<DecodedRequest, Message>,
+  callback: sendUnaryData<Message>,
+): Promise<void> {
+  try {
+    const request = call.request;
+    if (request instanceof UndecodableRequest) throw request.error;
+    const tenant = 'tenant' in request && typeof request.tenant === 'string' ? request.tenant : '';
+    const context = await buildGrpcCallContext(call, tenant, options);
+    const response = await dispatch(options.reminders, name, request, context);
+    call.sendMetadata(activatedExtensionsMetadata(context));
+    callback(null, response);
+  } catch (error) {
+    callback(toServiceError(ReminderError.from(error)), null);
+  }
+}
+
+/** Calls `reminders[rpc.method.localName]`: the rpc list is the descriptor's, never restated. */
+function dispatch(
+  reminders: ReminderRpcHandler,
+  name: ReminderMethodName,
+  request: Message,
+  context: ServerCallContext,
+): Promise<Message> {
+  const method = reminders[name] as (r: Message, c: ServerCallContext) => Promise<Message>;
+  return method.call(reminders, request, context);
+}
+
+/** The status from the table and the rich `google.rpc.Status` in `grpc-status-details-bin`. */
+export function toServiceError(error: ReminderError): ServerErrorResponse {
+  const code = grpcStatusOf[error.code];
+  const metadata = new Metadata();
+  metadata.set(GRPC_STATUS_DETAILS_BIN, encodeStatusDetailsBin(error, code));
+  return Object.assign(new Error(error.message), { code, details: error.message, metadata });
+}

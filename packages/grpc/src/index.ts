@@ -1,0 +1,18 @@
+// Every export here is public API of @a2a-reminders/grpc.
+
+export { reminderErrorFromConnectError } from './connect-error-to-reminder-error.js';
+export type { GrpcReminderClient } from './grpc-reminder-client.js';
+export { createGrpcReminderClient } from './grpc-reminder-client.js';
+export type { GrpcReminderServiceOptions } from './grpc-reminder-service.js';
+export { grpcReminderService } from './grpc-reminder-service.js';
+export { grpcStatusOf, reminderErrorCodeOfGrpcStatus } from './grpc-status-table.js';
+export { GRPC_STATUS_DETAILS_BIN } from './status-details-bin.js';
+export type {
+  DecodedRequest,
+  ReminderMethodDefinition,
+  ReminderMethodName,
+} from './task-reminder-service-definition.js';
+export {
+  TaskReminderServiceDefinition,
+  UndecodableRequest,
+} from './task-reminder-service-definition.js';
