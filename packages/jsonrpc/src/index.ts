@@ -1,0 +1,7 @@
+// Every export here is public API of @a2a-reminders/jsonrpc.
+
+export type { JsonRpcWireError } from './errors.js';
+export { codeOfJsonRpcError, jsonRpcErrorTable } from './errors.js';
+export { createJsonRpcReminderClient } from './json-rpc-client.js';
+export type { JsonRpcReminderHandlerOptions } from './json-rpc-handler.js';
+export { DEFAULT_MAX_BODY_BYTES, jsonRpcReminderHandler } from './json-rpc-handler.js';

@@ -1,0 +1,224 @@
+import { TaskState } from '@a2a-js/sdk';
+import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { post, startFakeServer } from './testing/app.js';
+import { saveTask } from './testing/fixtures.js';
+
+type Server = Awaited<ReturnType<typeof startFakeServer>>;
+let server: Server | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const inject = (params: unknown, id: unknown = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'InjectTaskReminder', params });
+const goodParams = { taskId: 'task-1', reminder: { id: 'r1', body: 'budget is low', ttlTurns: 2 } };
+
+describe('jsonRpcReminderHandler', () => {
+  it('answers InjectTaskReminder with the ProtoJSON response and echoes A2A-Extensions', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, inject(goodParams, 'a'));
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      jsonrpc: '2.0',
+      id: 'a',
+      result: {
+        record: {
+          taskId: 'task-1',
+          reminder: { id: 'r1', body: 'budget is low', ttlTurns: 2 },
+          state: 'REMINDER_STATE_PENDING',
+        },
+        taskState: 'TASK_STATE_WORKING',
+      },
+    });
+    expect(res.headers.get('a2a-extensions')).toBe(TASK_REMINDERS_EXTENSION_URI);
+    expect(server.calls[0]?.requestedExtensions).toEqual([TASK_REMINDERS_EXTENSION_URI]);
+  });
+
+  it('dispatches every rpc of the descriptor by name', async () => {
+    server = await startFakeServer();
+    const list = await post(
+      server.endpoint,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'ListTaskReminders',
+        params: { taskId: 't' },
+      }),
+    );
+    const cancel = await post(
+      server.endpoint,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'CancelTaskReminder',
+        params: { taskId: 't', reminderId: 'r1' },
+      }),
+    );
+    expect(list.json.result).toEqual({
+      reminders: [{ taskId: 't', state: 'REMINDER_STATE_ACTIVE' }],
+    });
+    expect(cancel.json.result).toEqual({
+      record: { taskId: 't', state: 'REMINDER_STATE_CANCELLED' },
+    });
+    expect(server.calls.map((c) => c.method)).toEqual(['listTaskReminders', 'cancelTaskReminder']);
+  });
+
+  it('resolves the caller with the same UserBuilder and takes the tenant from params.tenant', async () => {
+    server = await startFakeServer();
+    await post(server.endpoint, inject({ ...goodParams, tenant: 'acme' }), { 'x-user': 'alice' });
+    await post(server.endpoint, inject(goodParams));
+    expect(server.calls.map((c) => [c.userName, c.tenant, c.request.tenant])).toEqual([
+      ['alice', 'acme', 'acme'],
+      ['', undefined, ''],
+    ]);
+  });
+
+  it('passes stock SDK methods through on the same path (GetTask, unknown method)', async () => {
+    server = await startFakeServer();
+    await saveTask(server.taskStore, { id: 'task-9', state: TaskState.TASK_STATE_WORKING });
+    const get = await post(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'task-9' } }),
+    );
+    expect(get.status).toBe(200);
+    expect((get.json.result as { id: string }).id).toBe('task-9');
+    const missing = await post(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'GetTask', params: { id: 'nope' } }),
+    );
+    expect((missing.json.error as { code: number }).code).toBe(-32001);
+    const unknown = await post(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'NoSuchMethod', params: {} }),
+    );
+    expect((unknown.json.error as { code: number }).code).toBe(-32601);
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('leaves the SDK its own body limit: an 80 KiB GetTask still reaches the SDK', async () => {
+    server = await startFakeServer();
+    await saveTask(server.taskStore, { id: 'task-big', state: TaskState.TASK_STATE_WORKING });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'GetTask',
+      params: { id: 'task-big', padding: 'x'.repeat(80 * 1024) },
+    });
+    const res = await post(server.endpoint, body);
+    expect((res.json.result as { id: string }).id).toBe('task-big');
+  });
+
+  it('works when express.json() is mounted in front, for ours and the SDK methods', async () => {
+    server = await startFakeServer({}, { jsonFirst: true });
+    await saveTask(server.taskStore, { id: 'task-2', state: TaskState.TASK_STATE_WORKING });
+    const ours = await post(server.endpoint, inject(goodParams));
+    expect((ours.json.result as { taskState: string }).taskState).toBe('TASK_STATE_WORKING');
+    const get = await post(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'task-2' } }),
+    );
+    expect((get.json.result as { id: string }).id).toBe('task-2');
+  });
+
+  it('rejects a request without A2A-Version 1.0 with -32009, like the SDK', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, inject(goodParams), { 'A2A-Version': '' });
+    expect(res.status).toBe(200);
+    expect((res.json.error as { code: number }).code).toBe(-32009);
+    expect(server.calls).toHaveLength(0);
+  });
+});
+
+describe('malformed input', () => {
+  it('answers malformed JSON with -32700 and keeps serving', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, '{"jsonrpc":"2.0","method":"InjectTaskReminder",');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Invalid JSON payload.' },
+    });
+    const again = await post(server.endpoint, inject(goodParams));
+    expect(again.json.result).toBeDefined();
+  });
+
+  it('answers a body over maxBodyBytes with -32600 and HTTP 413', async () => {
+    server = await startFakeServer({ maxBodyBytes: 1024 });
+    const res = await post(
+      server.endpoint,
+      inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(2000) } }, 5),
+    );
+    expect(res.status).toBe(413);
+    expect(res.json).toMatchObject({ id: 5, error: { code: -32600 } });
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('answers a body over every limit with a JSON-RPC error, not a hang', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, inject({ padding: 'x'.repeat(200 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(res.json).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it('leaves a wrong content type to the SDK guard, which answers -32005', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, inject(goodParams), { 'Content-Type': 'text/plain' });
+    expect(res.status).toBe(200);
+    expect((res.json.error as { code: number }).code).toBe(-32005);
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('answers an invalid envelope with -32600', async () => {
+    server = await startFakeServer();
+    const badVersion = await post(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'InjectTaskReminder', params: goodParams }),
+    );
+    expect(badVersion.json).toMatchObject({ id: 1, error: { code: -32600 } });
+    const badId = await post(server.endpoint, inject(goodParams, 1.5));
+    expect(badId.json).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it('hands non-object bodies to the SDK, which answers with a JSON-RPC error', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, '[1,2]');
+    expect(res.json.error).toBeDefined();
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('answers params that are not an object with -32602 and a field violation', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, inject(['task-1']));
+    expect(res.json).toMatchObject({
+      id: 1,
+      error: {
+        code: -32602,
+        data: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest',
+            fieldViolations: [{ field: 'params' }],
+          },
+        ],
+      },
+    });
+  });
+
+  it('answers params that do not parse as the request with -32602', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, inject({ taskId: 5, reminder: 'no' }));
+    expect((res.json.error as { code: number }).code).toBe(-32602);
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('answers a notification (no id) with id null', async () => {
+    server = await startFakeServer();
+    const res = await post(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '2.0', method: 'InjectTaskReminder', params: goodParams }),
+    );
+    expect(res.json).toMatchObject({ id: null, result: { taskState: 'TASK_STATE_WORKING' } });
+  });
+});

@@ -1,0 +1,35 @@
+// The mounting snippet of README.md, verbatim between the markers (readme.test.ts checks and runs it).
+// README:start
+import type { AgentCard } from '@a2a-js/sdk';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+} from '@a2a-js/sdk/server';
+import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
+import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import express from 'express';
+
+export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
+  const taskStore = new InMemoryTaskStore();
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  const reminders = createReminderService({ taskStore, eventBusManager });
+  const requestHandler = new DefaultRequestHandler(
+    withTaskReminders(agentCard, reminders),
+    taskStore,
+    reminders.wrapExecutor(executor),
+    eventBusManager,
+  );
+  const options = { requestHandler, userBuilder: UserBuilder.noAuthentication };
+
+  const app = express();
+  app.use(
+    '/a2a/jsonrpc',
+    jsonRpcReminderHandler({ ...options, reminders }),
+    jsonRpcHandler(options),
+  );
+  return app;
+}
+// README:end

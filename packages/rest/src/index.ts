@@ -1,0 +1,7 @@
+// Every export here is public API of @a2a-reminders/rest.
+
+export type { RestWireError } from './errors.js';
+export { codeOfRestError, restErrorTable } from './errors.js';
+export { createRestReminderClient } from './rest-client.js';
+export type { RestReminderRouterOptions } from './rest-router.js';
+export { DEFAULT_MAX_BODY_BYTES, restReminderRouter } from './rest-router.js';

@@ -1,0 +1,61 @@
+import type { PathTemplate } from '@a2a-reminders/proto';
+
+/**
+ * Matches a request path (still percent-encoded, relative to the mount point)
+ * against a parsed `google.api.http` template and returns the raw variable
+ * values by ProtoJSON field name, or `undefined` when it does not match.
+ * Matching by hand keeps the AIP-136 `:verb` suffix literal, which express 5
+ * path syntax would read as a parameter.
+ */
+export function matchPathTemplate(
+  template: PathTemplate,
+  path: string,
+): Record<string, string> | undefined {
+  let rest = path;
+  if (template.verb !== undefined) {
+    const suffix = `:${template.verb}`;
+    if (!rest.endsWith(suffix)) return undefined;
+    rest = rest.slice(0, -suffix.length);
+  }
+  if (!rest.startsWith('/')) return undefined;
+  const parts = rest.slice(1).split('/');
+  if (parts.length !== template.segments.length) return undefined;
+  const values: Record<string, string> = {};
+  for (const [i, segment] of template.segments.entries()) {
+    const part = parts[i] ?? '';
+    if (segment.kind === 'literal') {
+      if (part !== segment.value) return undefined;
+    } else {
+      if (part === '') return undefined;
+      values[segment.jsonName] = part;
+    }
+  }
+  return values;
+}
+
+/**
+ * Fills a template with values by ProtoJSON field name, percent-encoding each
+ * (so a `:` in an id never reads as a custom verb); `undefined` if a variable
+ * has no non-empty value.
+ */
+export function expandPathTemplate(
+  template: PathTemplate,
+  values: Readonly<Record<string, unknown>>,
+): string | undefined {
+  const parts: string[] = [];
+  for (const segment of template.segments) {
+    if (segment.kind === 'literal') {
+      parts.push(segment.value);
+      continue;
+    }
+    const value = values[segment.jsonName];
+    if (typeof value !== 'string' || value === '') return undefined;
+    parts.push(encodeURIComponent(value));
+  }
+  return `/${parts.join('/')}${template.verb === undefined ? '' : `:${template.verb}`}`;
+}
+
+/** The ProtoJSON names of the fields a template binds. */
+export function boundFields(template: PathTemplate): string[] {
+  return template.segments.flatMap((s) => (s.kind === 'variable' ? [s.jsonName] : []));
+}
