@@ -1,4 +1,3 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import type {
   CancelTaskReminderRequestSchema,
   CancelTaskReminderResponse,
@@ -7,6 +6,7 @@ import type {
   ListTaskRemindersRequestSchema,
   ListTaskRemindersResponse,
 } from '@a2a-reminders/proto';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 
 /** Per-call options, the same on every binding. */
 export interface ReminderCallOptions {

@@ -1,8 +1,8 @@
-import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
-import { create } from '@bufbuild/protobuf';
+import { A2AError } from '@a2a-js/sdk/errors';
 import type { BadRequest, ErrorInfo } from '@a2a-reminders/proto';
 import { BadRequestSchema, ErrorInfoSchema } from '@a2a-reminders/proto';
-import { A2AError } from '@a2a-js/sdk/errors';
+import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import { A2A_ERROR_DOMAIN, REMINDERS_ERROR_DOMAIN } from './extension-uri.js';
 
 /**
@@ -171,7 +171,11 @@ export class ReminderError extends Error {
     const a2a = this.a2aReason;
     if (a2a !== undefined) {
       details.push(
-        create(ErrorInfoSchema, { reason: a2a, domain: A2A_ERROR_DOMAIN, metadata: { ...this.metadata } }),
+        create(ErrorInfoSchema, {
+          reason: a2a,
+          domain: A2A_ERROR_DOMAIN,
+          metadata: { ...this.metadata },
+        }),
       );
     }
     if (extensionReason[this.code]) {

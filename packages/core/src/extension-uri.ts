@@ -4,7 +4,8 @@
  * `capabilities.extensions`; reminder events travel under it as the metadata
  * key of A2A status updates.
  */
-export const TASK_REMINDERS_EXTENSION_URI = 'https://a2a-reminders.dev/extensions/task-reminders/v1';
+export const TASK_REMINDERS_EXTENSION_URI =
+  'https://a2a-reminders.dev/extensions/task-reminders/v1';
 
 /** ErrorInfo domain of the extension's own error reasons (TASK_TERMINAL, ...). */
 export const REMINDERS_ERROR_DOMAIN = 'a2a-reminders.dev';

@@ -1,0 +1,82 @@
+import type { AgentCard } from '@a2a-js/sdk';
+import { A2A_VERSION_HEADER, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
+import type {
+  RequestHeaders,
+  ServerCallContext,
+  ServerCallContextBuilder,
+  ServerCallContextBuilderOptions,
+  User,
+} from '@a2a-js/sdk/server';
+import { defaultServerCallContextBuilder, validateVersion } from '@a2a-js/sdk/server';
+import { ReminderError } from './errors.js';
+
+/** The A2A protocol bindings, named as `AgentInterface.protocolBinding` names them. */
+export type ReminderBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+
+export interface BuildCallContextOptions {
+  /** The caller, as the binding's SDK UserBuilder resolved it. */
+  readonly user: User | undefined;
+  /** Request headers (express `req.headers`) or gRPC metadata converted to strings. */
+  readonly headers: RequestHeaders;
+  /** JSON-RPC: `params.tenant`; REST: the `/{tenant}/…` path segment; gRPC: the request's `tenant` field. */
+  readonly tenant?: string | undefined;
+  readonly binding: ReminderBinding;
+  /** The card whose supportedInterfaces decide which A2A-Version values are served (R4). */
+  readonly agentCard: AgentCard;
+  /** The same contextBuilder given to the SDK's handler, if any. */
+  readonly contextBuilder?: ServerCallContextBuilder | undefined;
+}
+
+function header(headers: RequestHeaders, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== wanted || value === undefined) continue;
+    return Array.isArray(value) ? value.join(',') : value;
+  }
+  return undefined;
+}
+
+function firstHeader(headers: RequestHeaders, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== wanted || value === undefined) continue;
+    return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the ServerCallContext for a reminder rpc exactly as the SDK's
+ * jsonRpcHandler, restHandler and grpcService build theirs, so the caller
+ * resolves to the same user, tenant and owner scope as for GetTask (R7):
+ * the builder gets the parsed `A2A-Extensions` header, the user, the raw
+ * headers and `A2A-Version` (absent means 0.3, like the SDK); JSON-RPC sets
+ * the tenant afterwards from `params.tenant` like the SDK does; then the
+ * version is validated against the card for this binding (R4).
+ * Throws only ReminderError (VERSION_NOT_SUPPORTED, or INTERNAL).
+ */
+export function buildCallContext(options: BuildCallContextOptions): ServerCallContext {
+  try {
+    const builder = options.contextBuilder ?? defaultServerCallContextBuilder;
+    const requestedVersion = firstHeader(options.headers, A2A_VERSION_HEADER) || undefined;
+    const input: ServerCallContextBuilderOptions = {
+      extensions: Extensions.parseServiceParameter(header(options.headers, HTTP_EXTENSION_HEADER)),
+      user: options.user,
+      headers: options.headers,
+      ...(requestedVersion === undefined ? {} : { requestedVersion }),
+    };
+    let context: ServerCallContext;
+    if (options.binding === 'JSONRPC') {
+      context = builder(input);
+      if (options.tenant) context.setTenant(options.tenant);
+    } else {
+      // REST passes `req.params.tenant || undefined`; gRPC passes the request's field as is.
+      const tenant = options.binding === 'HTTP+JSON' ? options.tenant || undefined : options.tenant;
+      context = builder(tenant === undefined ? input : { ...input, tenant });
+    }
+    validateVersion(context.requestedVersion, options.agentCard, options.binding);
+    return context;
+  } catch (error) {
+    throw ReminderError.from(error);
+  }
+}

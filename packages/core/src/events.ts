@@ -1,0 +1,87 @@
+import type { TaskReminderEvent, TaskReminderEventBatch } from '@a2a-reminders/proto';
+import { TaskReminderEventBatchSchema, TaskReminderEventSchema } from '@a2a-reminders/proto';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { create, toJson } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
+import type { StoredReminder } from './store.js';
+
+/** The lifecycle events the service emits (R18, advertised on the card per R2). */
+export const REMINDER_EVENT_KINDS = [
+  'emitted',
+  'displaced',
+  'expired',
+  'cancelled',
+  'dropped',
+] as const;
+
+type EventBody = TaskReminderEvent['event'];
+
+function event(reminder: StoredReminder, nowMs: number, body: EventBody): TaskReminderEvent {
+  return create(TaskReminderEventSchema, {
+    reminderId: reminder.id,
+    dedupeKey: reminder.dedupeKey,
+    eventTime: timestampFromMs(nowMs),
+    event: body,
+  });
+}
+
+/** R21: first surfacing. */
+export function emittedEvent(
+  r: StoredReminder,
+  nowMs: number,
+  turn: number,
+  turnsRemaining: number,
+) {
+  return event(r, nowMs, {
+    case: 'emitted',
+    value: { $typeName: 'a2a.reminders.v1.ReminderEmitted', turn, turnsRemaining },
+  });
+}
+
+/** R16: displaced by a newer reminder with the same dedupe key. */
+export function displacedEvent(r: StoredReminder, nowMs: number, displacedBy: string) {
+  return event(r, nowMs, {
+    case: 'displaced',
+    value: { $typeName: 'a2a.reminders.v1.ReminderDisplaced', displacedBy },
+  });
+}
+
+/** R22, R27: stopped being surfaced after reaching at least one turn. */
+export function expiredEvent(r: StoredReminder, nowMs: number, taskEnded: boolean) {
+  const lastTurn = (r.firstTurn ?? 0) + r.turnsSurfaced - 1;
+  return event(r, nowMs, {
+    case: 'expired',
+    value: {
+      $typeName: 'a2a.reminders.v1.ReminderExpired',
+      lastTurn,
+      turnsSurfaced: r.turnsSurfaced,
+      taskEnded,
+    },
+  });
+}
+
+/** R23: retracted by CancelTaskReminder. */
+export function cancelledEvent(r: StoredReminder, nowMs: number) {
+  return event(r, nowMs, {
+    case: 'cancelled',
+    value: { $typeName: 'a2a.reminders.v1.ReminderCancelled', turnsSurfaced: r.turnsSurfaced },
+  });
+}
+
+/** R27: the task ended before the reminder reached any turn. */
+export function droppedEvent(r: StoredReminder, nowMs: number, taskState: string) {
+  return event(r, nowMs, {
+    case: 'dropped',
+    value: { $typeName: 'a2a.reminders.v1.ReminderDropped', taskState },
+  });
+}
+
+export function eventBatch(taskId: string, events: TaskReminderEvent[]): TaskReminderEventBatch {
+  return create(TaskReminderEventBatchSchema, { taskId, events });
+}
+
+/** R30: the status-update metadata carrying one batch, keyed by the extension URI. */
+export function batchMetadata(batch: TaskReminderEventBatch): JsonObject {
+  return { [TASK_REMINDERS_EXTENSION_URI]: toJson(TaskReminderEventBatchSchema, batch) };
+}

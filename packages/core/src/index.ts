@@ -1,0 +1,64 @@
+// Every export here is public API of @a2a-reminders/core.
+
+export type { AgentExtensionSource } from './agent-card.js';
+// Agent card.
+export { reminderAgentExtension, withTaskReminders } from './agent-card.js';
+export type { BuildCallContextOptions, ReminderBinding } from './call-context.js';
+// Symbols below are mostly for binding packages and clients.
+export { buildCallContext } from './call-context.js';
+export type { ReminderCallOptions, ReminderClient, ReminderClientOptions } from './client.js';
+export type { FieldViolation, ReminderErrorCode, ReminderErrorOptions } from './errors.js';
+// Errors.
+export { a2aReasonOf, isReminderErrorCode, ReminderError, reminderErrorCodes } from './errors.js';
+export { REMINDER_EVENT_KINDS } from './events.js';
+// Constants and limits.
+export {
+  A2A_ERROR_DOMAIN,
+  REMINDERS_ERROR_DOMAIN,
+  TASK_REMINDERS_EXTENSION_URI,
+} from './extension-uri.js';
+// Stores.
+export { InMemoryReminderStore } from './in-memory-store.js';
+export type { ReminderLimits } from './limits.js';
+export { DEFAULT_TTL_TURNS, defaultReminderLimits } from './limits.js';
+export { parseRequestJson, toResponseJson } from './protojson.js';
+// The service and its contract.
+export { createReminderService } from './reminder-service.js';
+export type { ChatMessage, ChatRenderOptions, RenderableReminder } from './render.js';
+// Rendering for the model.
+export {
+  FALLBACK_REMINDER_ROLES,
+  FORBIDDEN_REMINDER_ROLES,
+  neutralizeFraming,
+  REMINDER_TAG,
+  reminderRole,
+  renderReminderBlock,
+  renderReminderBlocks,
+  renderReminderMessages,
+  UNKNOWN_SOURCE,
+} from './render.js';
+export type {
+  ReminderRpcHandler,
+  ReminderService,
+  ReminderServiceOptions,
+  ReminderTurn,
+  SurfacedReminder,
+} from './service.js';
+export type {
+  ReminderStore,
+  ReminderStoreKey,
+  ReminderTaskSnapshot,
+  ReminderTransaction,
+  StoredReminder,
+  StoredReminderState,
+  TaskEndMark,
+} from './store.js';
+export { isLiveState } from './store.js';
+export { reminderBatchOf, reminderEventsOf } from './stream-events.js';
+export { ACCEPTING_STATES, HOLDING_STATES, TERMINAL_STATES } from './task-states.js';
+export {
+  MAX_DEDUPE_KEY_CHARS,
+  MAX_ROLE_HINT_CHARS,
+  MAX_SOURCE_CHARS,
+  REMINDER_ID_PATTERN,
+} from './validation.js';

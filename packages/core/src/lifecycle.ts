@@ -1,0 +1,221 @@
+import type {
+  InjectTaskReminderResponse,
+  TaskReminder,
+  TaskReminderEvent,
+  TaskReminderRecord,
+} from '@a2a-reminders/proto';
+import { InjectTaskReminderResponseSchema } from '@a2a-reminders/proto';
+import { create, fromJson, toJson } from '@bufbuild/protobuf';
+import { ReminderError } from './errors.js';
+import {
+  cancelledEvent,
+  displacedEvent,
+  droppedEvent,
+  emittedEvent,
+  expiredEvent,
+} from './events.js';
+import type { ReminderLimits } from './limits.js';
+import { normalizedReminder, recordOf, sameContent } from './records.js';
+import type { SurfacedReminder } from './service.js';
+import type { ReminderTransaction, StoredReminder } from './store.js';
+import { isLiveState } from './store.js';
+
+// The state transitions of reminders, each one run inside a store transaction.
+// They validate before they write, so a refusal leaves the task untouched.
+
+export interface InjectInput {
+  readonly taskId: string;
+  readonly reminder: TaskReminder;
+  /** The task's A2A state name, already checked to accept reminders. */
+  readonly taskState: string;
+  readonly nowMs: number;
+  readonly limits: ReminderLimits;
+}
+
+export interface Outcome<T> {
+  readonly result: T;
+  readonly events: TaskReminderEvent[];
+}
+
+/** R13: an identical re-send returns the stored response; R14: a different one conflicts. */
+export async function replayIfKnown(
+  tx: ReminderTransaction,
+  taskId: string,
+  reminder: TaskReminder,
+): Promise<InjectTaskReminderResponse | undefined> {
+  const existing = await tx.get(reminder.id);
+  if (existing === undefined) return undefined;
+  if (sameContent(existing, reminder)) {
+    return fromJson(InjectTaskReminderResponseSchema, existing.injectResponse);
+  }
+  throw new ReminderError(
+    'REMINDER_ID_CONFLICT',
+    `reminder id ${reminder.id} was already used in task ${taskId} with different content`,
+    {
+      metadata: { taskId, reminderId: reminder.id },
+      fieldViolations: [
+        {
+          field: 'reminder.id',
+          description: 'was already used in this task with different content',
+        },
+      ],
+    },
+  );
+}
+
+/** R12: a task whose reminders were ended refuses new ones. */
+export function terminalError(taskId: string, taskState: string): ReminderError {
+  return new ReminderError('TASK_TERMINAL', `task ${taskId} is in terminal state ${taskState}`, {
+    metadata: { taskId, taskState },
+  });
+}
+
+/** Accepts a new reminder: dedupe (R15, R16), quota (R17). */
+export async function accept(
+  tx: ReminderTransaction,
+  input: InjectInput,
+): Promise<Outcome<InjectTaskReminderResponse>> {
+  const { taskId, nowMs, limits } = input;
+  const reminder = normalizedReminder(input.reminder);
+  const displaced = reminder.dedupeKey === '' ? [] : await tx.liveWithDedupeKey(reminder.dedupeKey);
+  const liveAfter = (await tx.liveCount()) - displaced.length;
+  if (liveAfter >= limits.maxLiveRemindersPerTask) {
+    throw new ReminderError(
+      'REMINDER_QUOTA_EXCEEDED',
+      `task ${taskId} already holds ${limits.maxLiveRemindersPerTask} live reminders`,
+      { metadata: { taskId, limit: String(limits.maxLiveRemindersPerTask) } },
+    );
+  }
+  const events: TaskReminderEvent[] = [];
+  for (const d of displaced) {
+    const ended: StoredReminder = {
+      ...d,
+      state: 'DISPLACED',
+      endTimeMs: nowMs,
+      displacedBy: reminder.id,
+    };
+    tx.put(ended);
+    events.push(displacedEvent(ended, nowMs, reminder.id));
+  }
+  const fresh: Omit<StoredReminder, 'injectResponse'> = {
+    id: reminder.id,
+    body: reminder.body,
+    dedupeKey: reminder.dedupeKey,
+    ttlTurns: reminder.ttlTurns ?? 1,
+    roleHint: reminder.roleHint,
+    source: reminder.source,
+    ...(reminder.metadata === undefined ? {} : { metadata: reminder.metadata }),
+    state: 'PENDING',
+    createTimeMs: nowMs,
+    turnsSurfaced: 0,
+  };
+  const response = create(InjectTaskReminderResponseSchema, {
+    record: recordOf(taskId, { ...fresh, injectResponse: null }),
+    displacedReminderIds: displaced.map((d) => d.id),
+    taskState: input.taskState,
+  });
+  tx.put({ ...fresh, injectResponse: toJson(InjectTaskReminderResponseSchema, response) });
+  return { result: response, events };
+}
+
+export interface TurnResult {
+  readonly turn: number;
+  readonly reminders: SurfacedReminder[];
+}
+
+/**
+ * R19–R22: takes the next turn boundary. Reminders whose turns are used up
+ * leave (EXPIRED); the others are surfaced, the new ones with EMITTED.
+ */
+export async function takeTurn(
+  tx: ReminderTransaction,
+  nowMs: number,
+): Promise<Outcome<TurnResult>> {
+  if (tx.ended !== undefined) return { result: { turn: tx.turn, reminders: [] }, events: [] };
+  const turn = tx.turn + 1;
+  tx.setTurn(turn);
+  const events: TaskReminderEvent[] = [];
+  const reminders: SurfacedReminder[] = [];
+  for (const r of await tx.live()) {
+    if (r.state === 'ACTIVE' && r.turnsSurfaced >= r.ttlTurns) {
+      const ended: StoredReminder = { ...r, state: 'EXPIRED', endTimeMs: nowMs };
+      tx.put(ended);
+      events.push(expiredEvent(ended, nowMs, false));
+      continue;
+    }
+    const first = r.state === 'PENDING';
+    const surfaced: StoredReminder = {
+      ...r,
+      state: 'ACTIVE',
+      firstTurn: r.firstTurn ?? turn,
+      turnsSurfaced: r.turnsSurfaced + 1,
+    };
+    tx.put(surfaced);
+    const turnsRemaining = surfaced.ttlTurns - surfaced.turnsSurfaced;
+    if (first) events.push(emittedEvent(surfaced, nowMs, turn, turnsRemaining));
+    reminders.push({
+      id: r.id,
+      body: r.body,
+      source: r.source,
+      roleHint: r.roleHint,
+      dedupeKey: r.dedupeKey,
+      metadata: r.metadata,
+      turnsRemaining,
+      firstSurfacing: first,
+    });
+  }
+  return { result: { turn, reminders }, events };
+}
+
+/**
+ * R27: ends every live reminder of a task that reached a terminal state:
+ * DROPPED if it never reached a turn, EXPIRED if it did. Idempotent.
+ */
+export async function endAll(
+  tx: ReminderTransaction,
+  taskState: string,
+  nowMs: number,
+  retentionMs: number,
+): Promise<Outcome<boolean>> {
+  if (tx.ended !== undefined) return { result: false, events: [] };
+  const events: TaskReminderEvent[] = [];
+  for (const r of await tx.live()) {
+    if (r.state === 'PENDING') {
+      const ended: StoredReminder = { ...r, state: 'DROPPED', endTimeMs: nowMs };
+      tx.put(ended);
+      events.push(droppedEvent(ended, nowMs, taskState));
+    } else {
+      const ended: StoredReminder = { ...r, state: 'EXPIRED', endTimeMs: nowMs };
+      tx.put(ended);
+      events.push(expiredEvent(ended, nowMs, r.turnsSurfaced < r.ttlTurns));
+    }
+  }
+  tx.markEnded({ taskState, endTimeMs: nowMs, purgeAfterMs: nowMs + retentionMs });
+  return { result: true, events };
+}
+
+/** R23–R26: retracts a live reminder. */
+export async function cancel(
+  tx: ReminderTransaction,
+  taskId: string,
+  reminderId: string,
+  nowMs: number,
+): Promise<Outcome<TaskReminderRecord>> {
+  const r = await tx.get(reminderId);
+  if (r === undefined) {
+    throw new ReminderError('REMINDER_NOT_FOUND', `task ${taskId} has no reminder ${reminderId}`, {
+      metadata: { taskId, reminderId },
+    });
+  }
+  if (r.state === 'CANCELLED') return { result: recordOf(taskId, r), events: [] };
+  if (!isLiveState(r.state)) {
+    throw new ReminderError(
+      'REMINDER_NOT_LIVE',
+      `reminder ${reminderId} of task ${taskId} is ${r.state.toLowerCase()} and cannot be cancelled`,
+      { metadata: { taskId, reminderId, reminderState: `REMINDER_STATE_${r.state}` } },
+    );
+  }
+  const ended: StoredReminder = { ...r, state: 'CANCELLED', endTimeMs: nowMs };
+  tx.put(ended);
+  return { result: recordOf(taskId, ended), events: [cancelledEvent(ended, nowMs)] };
+}

@@ -1,0 +1,70 @@
+import type { TaskReminder, TaskReminderRecord } from '@a2a-reminders/proto';
+import { ReminderState, TaskReminderRecordSchema, TaskReminderSchema } from '@a2a-reminders/proto';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { create, equals } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { DEFAULT_TTL_TURNS } from './limits.js';
+import type { StoredReminder, StoredReminderState } from './store.js';
+import { isLiveState } from './store.js';
+
+const protoState: Record<StoredReminderState, ReminderState> = {
+  PENDING: ReminderState.PENDING,
+  ACTIVE: ReminderState.ACTIVE,
+  EXPIRED: ReminderState.EXPIRED,
+  DISPLACED: ReminderState.DISPLACED,
+  CANCELLED: ReminderState.CANCELLED,
+  DROPPED: ReminderState.DROPPED,
+};
+
+/** The reminder's content with the effective ttlTurns (R9: default 1). */
+export function reminderOf(stored: StoredReminder): TaskReminder {
+  return create(TaskReminderSchema, {
+    id: stored.id,
+    body: stored.body,
+    dedupeKey: stored.dedupeKey,
+    ttlTurns: stored.ttlTurns,
+    roleHint: stored.roleHint,
+    source: stored.source,
+    ...(stored.metadata === undefined ? {} : { metadata: stored.metadata }),
+  });
+}
+
+/** Turns still to come: ttl minus turns surfaced while live, 0 once final (R34). */
+export function turnsRemainingOf(stored: StoredReminder): number {
+  return isLiveState(stored.state) ? stored.ttlTurns - stored.turnsSurfaced : 0;
+}
+
+/** The wire record of a stored reminder (R34). */
+export function recordOf(taskId: string, stored: StoredReminder): TaskReminderRecord {
+  return create(TaskReminderRecordSchema, {
+    taskId,
+    reminder: reminderOf(stored),
+    state: protoState[stored.state],
+    createTime: timestampFromMs(stored.createTimeMs),
+    ...(stored.endTimeMs === undefined ? {} : { endTime: timestampFromMs(stored.endTimeMs) }),
+    ...(stored.firstTurn === undefined ? {} : { firstTurn: stored.firstTurn }),
+    turnsRemaining: turnsRemainingOf(stored),
+    displacedBy: stored.displacedBy ?? '',
+  });
+}
+
+/** The request's reminder with the default ttl applied, for storing and comparing. */
+export function normalizedReminder(reminder: TaskReminder): TaskReminder {
+  return create(TaskReminderSchema, {
+    id: reminder.id,
+    body: reminder.body,
+    dedupeKey: reminder.dedupeKey,
+    ttlTurns: reminder.ttlTurns ?? DEFAULT_TTL_TURNS,
+    roleHint: reminder.roleHint,
+    source: reminder.source,
+    ...(reminder.metadata === undefined ? {} : { metadata: reminder.metadata as JsonObject }),
+  });
+}
+
+/**
+ * Same content for idempotency (R13): every field, ttlTurns compared by its
+ * effective value, metadata deep-equal regardless of key order.
+ */
+export function sameContent(stored: StoredReminder, incoming: TaskReminder): boolean {
+  return equals(TaskReminderSchema, reminderOf(stored), normalizedReminder(incoming));
+}

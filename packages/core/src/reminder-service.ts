@@ -1,0 +1,408 @@
+import type { AgentExtension, Task, TaskStatus } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
+import type {
+  AgentExecutionEvent,
+  AgentExecutor,
+  ExecutionEventBus,
+  ExecutionEventBusManager,
+  OwnerResolver,
+  RequestContext,
+  ServerCallContext,
+  TaskStore,
+} from '@a2a-js/sdk/server';
+import { AgentEvent, resolveUserScope } from '@a2a-js/sdk/server';
+import type {
+  CancelTaskReminderRequest,
+  CancelTaskReminderResponse,
+  InjectTaskReminderRequest,
+  InjectTaskReminderResponse,
+  ListTaskRemindersRequest,
+  ListTaskRemindersResponse,
+  TaskReminderEvent,
+} from '@a2a-reminders/proto';
+import {
+  CancelTaskReminderResponseSchema,
+  ListTaskRemindersResponseSchema,
+} from '@a2a-reminders/proto';
+import { create } from '@bufbuild/protobuf';
+import { reminderAgentExtension } from './agent-card.js';
+import type { FieldViolation } from './errors.js';
+import { ReminderError } from './errors.js';
+import { EndingBus } from './executor-wrapper.js';
+import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
+import { InMemoryReminderStore } from './in-memory-store.js';
+import type { Outcome } from './lifecycle.js';
+import { accept, cancel, endAll, replayIfKnown, takeTurn, terminalError } from './lifecycle.js';
+import type { ReminderLimits } from './limits.js';
+import { defaultReminderLimits } from './limits.js';
+import { BusRegistry } from './publisher.js';
+import { recordOf } from './records.js';
+import type { ReminderService, ReminderServiceOptions, ReminderTurn } from './service.js';
+import type { ReminderStore, ReminderStoreKey } from './store.js';
+import { isLiveState } from './store.js';
+import { isTerminalState, taskStateName } from './task-states.js';
+import {
+  cancelViolations,
+  injectViolations,
+  listViolations,
+  throwIfInvalid,
+} from './validation.js';
+
+/** Creates the reminder service (issue 3; rules in docs/extension-spec.md). */
+export function createReminderService(options: ReminderServiceOptions): ReminderService {
+  return new DefaultReminderService(options);
+}
+
+interface StatusFallback {
+  readonly contextId: string;
+  readonly status: TaskStatus | undefined;
+}
+
+class DefaultReminderService implements ReminderService {
+  readonly limits: ReminderLimits;
+  private readonly taskStore: TaskStore;
+  private readonly busManager: ExecutionEventBusManager;
+  private readonly store: ReminderStore;
+  private readonly ownerResolver: OwnerResolver;
+  private readonly requireAuthentication: boolean;
+  private readonly now: () => Date;
+  private readonly buses = new BusRegistry();
+  /** The execution scope behind each SDK bus, so cancelTask(taskId, bus) can end reminders (R28). */
+  private readonly scopes = new WeakMap<ExecutionEventBus, RequestContext>();
+  private lastSweepMs = Number.NEGATIVE_INFINITY;
+
+  constructor(options: ReminderServiceOptions) {
+    this.limits = { ...defaultReminderLimits, ...options.limits };
+    this.taskStore = options.taskStore;
+    this.busManager = options.eventBusManager;
+    this.store = options.store ?? new InMemoryReminderStore();
+    this.ownerResolver = options.ownerResolver ?? resolveUserScope;
+    this.requireAuthentication = options.requireAuthentication ?? false;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async injectTaskReminder(
+    request: InjectTaskReminderRequest,
+    context: ServerCallContext,
+  ): Promise<InjectTaskReminderResponse> {
+    return this.guard(async () => {
+      const task = await this.enter(context, request.taskId, () =>
+        injectViolations(request, this.limits),
+      );
+      const reminder = request.reminder;
+      if (reminder === undefined) throw new ReminderError('INTERNAL', 'internal error');
+      const taskId = request.taskId;
+      const key = this.keyOf(context, taskId);
+      const state = task.status?.state;
+      const nowMs = this.nowMs();
+      const outcome = await this.store.transact(
+        key,
+        async (tx): Promise<Outcome<InjectTaskReminderResponse>> => {
+          const replay = await replayIfKnown(tx, taskId, reminder);
+          if (replay !== undefined) return { result: replay, events: [] };
+          if (tx.ended !== undefined) throw terminalError(taskId, tx.ended.taskState);
+          if (isTerminalState(state)) throw terminalError(taskId, taskStateName(state));
+          return accept(tx, {
+            taskId,
+            reminder,
+            taskState: taskStateName(state),
+            nowMs,
+            limits: this.limits,
+          });
+        },
+      );
+      this.publishToTask(context, task, outcome.events);
+      return outcome.result;
+    });
+  }
+
+  async listTaskReminders(
+    request: ListTaskRemindersRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskRemindersResponse> {
+    return this.guard(async () => {
+      await this.enter(context, request.taskId, () => listViolations(request));
+      const snapshot = await this.store.read(this.keyOf(context, request.taskId));
+      // R35: past retention, records are gone even before a sweep deletes them.
+      if (snapshot === undefined || this.expired(snapshot.ended?.purgeAfterMs)) {
+        return create(ListTaskRemindersResponseSchema, { reminders: [] });
+      }
+      return create(ListTaskRemindersResponseSchema, {
+        reminders: snapshot.reminders.map((r) => recordOf(request.taskId, r)),
+      });
+    });
+  }
+
+  async cancelTaskReminder(
+    request: CancelTaskReminderRequest,
+    context: ServerCallContext,
+  ): Promise<CancelTaskReminderResponse> {
+    return this.guard(async () => {
+      const task = await this.enter(context, request.taskId, () => cancelViolations(request));
+      const key = this.keyOf(context, request.taskId);
+      const nowMs = this.nowMs();
+      const outcome = await this.store.transact(key, async (tx) => {
+        if (tx.ended !== undefined && this.expired(tx.ended.purgeAfterMs)) {
+          throw notFoundReminder(request.taskId, request.reminderId);
+        }
+        return cancel(tx, request.taskId, request.reminderId, nowMs);
+      });
+      this.publishToTask(context, task, outcome.events);
+      return create(CancelTaskReminderResponseSchema, { record: outcome.result });
+    });
+  }
+
+  async beginTurn(
+    requestContext: RequestContext,
+    eventBus: ExecutionEventBus,
+  ): Promise<ReminderTurn> {
+    this.buses.stateOf(eventBus);
+    const key = this.keyOf(requestContext.context, requestContext.taskId);
+    const outcome = await this.store.transact(key, (tx) => takeTurn(tx, this.nowMs()));
+    this.buses.publishBatch(
+      eventBus,
+      requestContext.taskId,
+      fallbackOf(requestContext),
+      outcome.events,
+    );
+    return {
+      taskId: requestContext.taskId,
+      turn: outcome.result.turn,
+      reminders: outcome.result.reminders,
+    };
+  }
+
+  async endTask(
+    requestContext: RequestContext,
+    eventBus: ExecutionEventBus,
+    finalState: TaskState,
+  ): Promise<void> {
+    await this.endReminders(
+      this.keyOf(requestContext.context, requestContext.taskId),
+      requestContext.taskId,
+      finalState,
+      eventBus,
+      fallbackOf(requestContext),
+    );
+  }
+
+  wrapExecutor(executor: AgentExecutor): AgentExecutor {
+    return {
+      execute: async (requestContext, eventBus) => {
+        const real = this.buses.real(eventBus);
+        this.scopes.set(real, requestContext);
+        this.buses.stateOf(real).awaitingFirstEvent += 1;
+        const bus = this.endingBus(real, requestContext, false);
+        try {
+          await executor.execute(requestContext, bus);
+          await bus.drain();
+        } catch (error) {
+          await bus.drain();
+          // R28: a failed execution ends its reminders as FAILED. Before the
+          // execution's first event nothing may be published on its stream.
+          await this.endReminders(
+            this.keyOf(requestContext.context, requestContext.taskId),
+            requestContext.taskId,
+            TaskState.TASK_STATE_FAILED,
+            bus.hasStarted ? real : undefined,
+            fallbackOf(requestContext),
+          ).catch((e: unknown) => console.error('task reminders: ending reminders failed', e));
+          throw error;
+        } finally {
+          bus.settleFirstEvent();
+        }
+      },
+      cancelTask: async (taskId, eventBus) => {
+        const real = this.buses.real(eventBus);
+        const scope = this.scopes.get(real);
+        if (scope === undefined || scope.taskId !== taskId) {
+          await executor.cancelTask(taskId, eventBus);
+          return;
+        }
+        const bus = this.endingBus(real, scope, true);
+        await executor.cancelTask(taskId, bus);
+        await bus.drain();
+      },
+    };
+  }
+
+  agentExtension(): AgentExtension {
+    return reminderAgentExtension(this.limits);
+  }
+
+  /** R28: the bus an executor publishes on, ending reminders before a terminal event. */
+  private endingBus(real: ExecutionEventBus, scope: RequestContext, started: boolean): EndingBus {
+    const key = this.keyOf(scope.context, scope.taskId);
+    const fallback = fallbackOf(scope);
+    return new EndingBus(
+      real,
+      {
+        beforeTerminal: async (state, event, first, forward) => {
+          if (first && event.kind === 'task' && scope.task !== undefined) {
+            return this.splitTerminalTask(key, scope, real, state, event.data, forward);
+          }
+          await this.endReminders(key, scope.taskId, state, first ? undefined : real, fallback);
+          return event;
+        },
+        onFirstEvent: () => this.buses.firstEventDone(real),
+      },
+      started,
+    );
+  }
+
+  /**
+   * The SDK accepts a task event only as an execution's first event, and a
+   * status update only after one. When an execution of an existing task
+   * opens with a terminal task event while reminders are live, it is
+   * forwarded as the task in WORKING, then the reminders' fates, then the
+   * terminal status as a status update (R28), so subscribers still see every
+   * fate before the stream closes.
+   */
+  private async splitTerminalTask(
+    key: ReminderStoreKey,
+    scope: RequestContext,
+    real: ExecutionEventBus,
+    state: TaskState,
+    task: Task,
+    forward: (event: AgentExecutionEvent) => void,
+  ): Promise<AgentExecutionEvent> {
+    const snapshot = await this.store.read(key);
+    const live =
+      snapshot !== undefined &&
+      snapshot.ended === undefined &&
+      snapshot.reminders.some((r) => isLiveState(r.state));
+    if (!live) {
+      await this.endReminders(key, scope.taskId, state, undefined, fallbackOf(scope));
+      return AgentEvent.task(task);
+    }
+    const working: TaskStatus = {
+      state: TaskState.TASK_STATE_WORKING,
+      message: undefined,
+      timestamp: task.status?.timestamp,
+    };
+    forward(AgentEvent.task({ ...task, status: working }));
+    await this.endReminders(key, scope.taskId, state, real, {
+      contextId: task.contextId,
+      status: working,
+    });
+    return AgentEvent.statusUpdate({
+      taskId: task.id,
+      contextId: task.contextId,
+      status: task.status,
+      metadata: undefined,
+    });
+  }
+
+  /** R27: ends every live reminder, then publishes their events (if a bus is given). */
+  private async endReminders(
+    key: ReminderStoreKey,
+    taskId: string,
+    finalState: TaskState,
+    bus: ExecutionEventBus | undefined,
+    fallback: StatusFallback,
+  ): Promise<void> {
+    const outcome = await this.store.transact(key, (tx) =>
+      endAll(tx, taskStateName(finalState), this.nowMs(), this.limits.retentionMs),
+    );
+    if (bus !== undefined) this.buses.publishBatch(bus, taskId, fallback, outcome.events);
+  }
+
+  /**
+   * R5, R3, R8, R7 in that order: authentication, activation, validation,
+   * then the task lookup with the caller's own context. A terminal task whose
+   * reminders are still live has them ended now (R29).
+   */
+  private async enter(
+    context: ServerCallContext,
+    taskId: string,
+    violations: () => FieldViolation[],
+  ): Promise<Task> {
+    if (this.requireAuthentication && !context.user?.isAuthenticated) {
+      throw new ReminderError('UNAUTHENTICATED', 'authentication required');
+    }
+    if (!context.requestedExtensions?.includes(TASK_REMINDERS_EXTENSION_URI)) {
+      throw new ReminderError(
+        'EXTENSION_NOT_ACTIVATED',
+        `activate ${TASK_REMINDERS_EXTENSION_URI} in A2A-Extensions to use task reminders`,
+        { metadata: { extension: TASK_REMINDERS_EXTENSION_URI } },
+      );
+    }
+    context.addActivatedExtension(TASK_REMINDERS_EXTENSION_URI);
+    throwIfInvalid(violations());
+    const task = await this.taskStore.load(taskId, context);
+    // R7: one message and metadata for unknown and foreign tasks alike.
+    if (task === undefined || task.id !== taskId) {
+      throw new ReminderError('TASK_NOT_FOUND', `Task not found: ${taskId}`, {
+        metadata: { taskId },
+      });
+    }
+    await this.maybeSweep();
+    const state = task.status?.state;
+    if (state !== undefined && isTerminalState(state)) {
+      await this.endReminders(
+        this.keyOf(context, taskId),
+        taskId,
+        state,
+        this.busManager.getByTaskId(taskId, context),
+        { contextId: task.contextId, status: task.status },
+      );
+    }
+    return task;
+  }
+
+  /** R30, R32: events of an rpc go to the task's bus if it has one. */
+  private publishToTask(
+    context: ServerCallContext,
+    task: Task,
+    events: readonly TaskReminderEvent[],
+  ): void {
+    const bus = this.busManager.getByTaskId(task.id, context);
+    if (bus === undefined) return;
+    // Listen from now on, so later copies follow the bus's own status (R31).
+    this.buses.stateOf(bus);
+    this.buses.publishBatch(
+      bus,
+      task.id,
+      { contextId: task.contextId, status: task.status },
+      events,
+    );
+  }
+
+  private keyOf(context: ServerCallContext, taskId: string): ReminderStoreKey {
+    return { tenant: context.tenant ?? '', owner: this.ownerResolver(context), taskId };
+  }
+
+  private nowMs(): number {
+    return this.now().getTime();
+  }
+
+  private expired(purgeAfterMs: number | undefined): boolean {
+    return purgeAfterMs !== undefined && purgeAfterMs <= this.nowMs();
+  }
+
+  /** R35: a lazy sweep, at most once per min(retention, 1 min); no timers. */
+  private async maybeSweep(): Promise<void> {
+    const nowMs = this.nowMs();
+    if (nowMs - this.lastSweepMs < Math.min(this.limits.retentionMs, 60_000)) return;
+    this.lastSweepMs = nowMs;
+    await this.store.sweep(nowMs);
+  }
+
+  private async guard<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw ReminderError.from(error);
+    }
+  }
+}
+
+function fallbackOf(scope: RequestContext): StatusFallback {
+  return { contextId: scope.contextId, status: scope.task?.status };
+}
+
+function notFoundReminder(taskId: string, reminderId: string): ReminderError {
+  return new ReminderError('REMINDER_NOT_FOUND', `task ${taskId} has no reminder ${reminderId}`, {
+    metadata: { taskId, reminderId },
+  });
+}

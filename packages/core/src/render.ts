@@ -1,0 +1,105 @@
+/** What the renderers need of a reminder (a SurfacedReminder fits). */
+export interface RenderableReminder {
+  readonly id: string;
+  readonly body: string;
+  readonly source: string;
+  readonly roleHint: string;
+}
+
+/** The framing tag of reminder blocks (R36). */
+export const REMINDER_TAG = 'system-reminder';
+
+/** Source named in a block whose reminder gave none. */
+export const UNKNOWN_SOURCE = 'unspecified';
+
+// Any opening of the framing tag: `<system-reminder`, `</system-reminder>`,
+// `< / SYSTEM-REMINDER attr>`, `<system_reminder`, `<system reminder`.
+const FRAMING_TAG = /<(\s*\/?\s*system[\s_-]*reminder)/gi;
+
+/** Neutralizes every framing tag in untrusted text so it cannot open or close a block (R36). */
+export function neutralizeFraming(text: string): string {
+  return text.replace(FRAMING_TAG, '&lt;$1');
+}
+
+function attribute(value: string): string {
+  return neutralizeFraming(value)
+    .replace(/&(?!lt;)/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\r\n\t]/g, ' ');
+}
+
+/**
+ * R36: one reminder as a text block that names its source:
+ * `<system-reminder source="…">body</system-reminder>`. The body and source
+ * are untrusted and are neutralized so they cannot close the block.
+ */
+export function renderReminderBlock(reminder: RenderableReminder): string {
+  const source = attribute(reminder.source === '' ? UNKNOWN_SOURCE : reminder.source);
+  return `<${REMINDER_TAG} source="${source}">\n${neutralizeFraming(reminder.body)}\n</${REMINDER_TAG}>`;
+}
+
+/** R36: a turn's reminders as text blocks in acceptance order, for a prompt without roles. */
+export function renderReminderBlocks(reminders: readonly RenderableReminder[]): string {
+  return reminders.map(renderReminderBlock).join('\n\n');
+}
+
+export interface ChatMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+export interface ChatRenderOptions {
+  /** The roles the model runtime accepts, e.g. `['system', 'user', 'assistant']`. */
+  readonly roles: readonly string[];
+}
+
+/** Roles that would claim user, model or tool authorship; never used for a reminder (R37). */
+export const FORBIDDEN_REMINDER_ROLES: readonly string[] = [
+  'user',
+  'assistant',
+  'tool',
+  'function',
+];
+
+/** Fallback order when the roleHint is absent or unavailable (R37). */
+export const FALLBACK_REMINDER_ROLES: readonly string[] = ['system', 'developer'];
+
+/**
+ * R37: the role a reminder is rendered with: its roleHint when the runtime
+ * has that role and it is not a user, model or tool role; otherwise `system`,
+ * then `developer`. Undefined when the runtime has none of them: render text
+ * blocks instead (never the user role).
+ */
+export function reminderRole(
+  reminder: RenderableReminder,
+  options: ChatRenderOptions,
+): string | undefined {
+  const hint = reminder.roleHint.trim().toLowerCase();
+  if (hint !== '' && !FORBIDDEN_REMINDER_ROLES.includes(hint) && options.roles.includes(hint)) {
+    return hint;
+  }
+  return FALLBACK_REMINDER_ROLES.find((r) => options.roles.includes(r));
+}
+
+/**
+ * R37, R38: a turn's reminders as chat messages, one per reminder, each
+ * carrying its framed block (so the source stays visible). Add them to the
+ * prompt of this turn only; never append them to the task's history.
+ * Throws RangeError when the runtime has no instruction role.
+ */
+export function renderReminderMessages(
+  reminders: readonly RenderableReminder[],
+  options: ChatRenderOptions,
+): ChatMessage[] {
+  return reminders.map((reminder) => {
+    const role = reminderRole(reminder, options);
+    if (role === undefined) {
+      throw new RangeError(
+        'the runtime has no system or developer role; render reminders with renderReminderBlocks',
+      );
+    }
+    return { role, content: renderReminderBlock(reminder) };
+  });
+}

@@ -1,0 +1,115 @@
+import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
+
+/**
+ * Where a reminder is in its life (spec R18). PENDING and ACTIVE are live;
+ * the others are final and never change again.
+ */
+export type StoredReminderState =
+  | 'PENDING'
+  | 'ACTIVE'
+  | 'EXPIRED'
+  | 'DISPLACED'
+  | 'CANCELLED'
+  | 'DROPPED';
+
+export function isLiveState(state: StoredReminderState): boolean {
+  return state === 'PENDING' || state === 'ACTIVE';
+}
+
+/**
+ * One reminder as the store keeps it: plain, JSON-serializable data, so a SQL
+ * store can keep it in a row (or a JSON column) without knowing protobuf.
+ */
+export interface StoredReminder {
+  readonly id: string;
+  readonly body: string;
+  readonly dedupeKey: string;
+  /** Effective ttlTurns (the default applied). */
+  readonly ttlTurns: number;
+  readonly roleHint: string;
+  readonly source: string;
+  readonly metadata?: JsonObject;
+  readonly state: StoredReminderState;
+  /** Acceptance time, epoch ms. */
+  readonly createTimeMs: number;
+  /** When it reached a final state, epoch ms. */
+  readonly endTimeMs?: number;
+  /** The task turn it was first surfaced at. */
+  readonly firstTurn?: number;
+  /** On how many turns it has been surfaced. */
+  readonly turnsSurfaced: number;
+  /** Set when DISPLACED: the id of its successor. */
+  readonly displacedBy?: string;
+  /** ProtoJSON of the InjectTaskReminderResponse first returned for it, replayed on idempotent re-sends (R13). */
+  readonly injectResponse: JsonValue;
+}
+
+/** Marks that the task's reminders were ended (R27) and when the records may be purged (R35). */
+export interface TaskEndMark {
+  /** The terminal A2A state, as its ProtoJSON enum name. */
+  readonly taskState: string;
+  readonly endTimeMs: number;
+  /** Epoch ms after which the task's records may be deleted. */
+  readonly purgeAfterMs: number;
+}
+
+/**
+ * Identifies one task's reminders, scoped exactly like the SDK's stores:
+ * tenant (`''` when none) and owner (from the OwnerResolver) of the caller.
+ */
+export interface ReminderStoreKey {
+  readonly tenant: string;
+  readonly owner: string;
+  readonly taskId: string;
+}
+
+/** A consistent read of one task's reminders. */
+export interface ReminderTaskSnapshot {
+  /** Turn boundaries taken so far (the last turn's number; 0 before the first). */
+  readonly turn: number;
+  readonly ended: TaskEndMark | undefined;
+  /** Every record, in acceptance order. */
+  readonly reminders: readonly StoredReminder[];
+}
+
+/**
+ * One atomic read-modify-write over a task's reminders. Reads see the
+ * transaction's own writes. Reads are async so that a SQL store can answer
+ * them with indexed queries inside its transaction instead of loading every
+ * row of the task.
+ */
+export interface ReminderTransaction {
+  /** Turn boundaries taken so far. */
+  readonly turn: number;
+  readonly ended: TaskEndMark | undefined;
+  get(id: string): Promise<StoredReminder | undefined>;
+  /** Live reminders in acceptance order. */
+  live(): Promise<readonly StoredReminder[]>;
+  liveCount(): Promise<number>;
+  /** Live reminders carrying this dedupe key, in acceptance order. */
+  liveWithDedupeKey(dedupeKey: string): Promise<readonly StoredReminder[]>;
+  /** Inserts a new reminder (appended in acceptance order) or replaces the one with the same id. */
+  put(reminder: StoredReminder): void;
+  setTurn(turn: number): void;
+  markEnded(mark: TaskEndMark): void;
+}
+
+/**
+ * Persistence of reminder records. Every operation on one task is atomic and
+ * serialized with every other operation on that task; different tasks do not
+ * wait for each other. A SQL implementation maps a transaction to one
+ * database transaction that locks the task's row (e.g. `SELECT … FOR UPDATE`
+ * in PostgreSQL, `BEGIN IMMEDIATE` in SQLite), so that several replicas can
+ * share one database.
+ */
+export interface ReminderStore {
+  /**
+   * Runs `mutate` atomically for the task. If it throws (or rejects), none of
+   * its writes persist and the error propagates.
+   */
+  transact<T>(key: ReminderStoreKey, mutate: (tx: ReminderTransaction) => Promise<T>): Promise<T>;
+  /** The task's reminders, or `undefined` when the store holds none for it. */
+  read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined>;
+  /** Deletes every task whose `purgeAfterMs` is at or before `nowMs`; returns how many (R35). */
+  sweep(nowMs: number): Promise<number>;
+}

@@ -1,0 +1,108 @@
+import type {
+  CancelTaskReminderRequest,
+  InjectTaskReminderRequest,
+  ListTaskRemindersRequest,
+  TaskReminder,
+} from '@a2a-reminders/proto';
+import type { FieldViolation } from './errors.js';
+import { ReminderError } from './errors.js';
+import type { ReminderLimits } from './limits.js';
+
+/** R9: reminder ids are 1–128 characters of [A-Za-z0-9._:-]. */
+export const REMINDER_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+export const MAX_DEDUPE_KEY_CHARS = 256;
+export const MAX_ROLE_HINT_CHARS = 32;
+export const MAX_SOURCE_CHARS = 256;
+
+/** R9: a control character (Unicode Cc) other than newline and tab. */
+export function hasForbiddenControl(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f)) return true;
+  }
+  return false;
+}
+const encoder = new TextEncoder();
+
+function requireTaskId(taskId: string, violations: FieldViolation[]): void {
+  if (taskId.trim() === '') violations.push({ field: 'taskId', description: 'is required' });
+}
+
+/** Every violation of an InjectTaskReminderRequest, all at once (R8, R9). */
+export function injectViolations(
+  request: InjectTaskReminderRequest,
+  limits: ReminderLimits,
+): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  requireTaskId(request.taskId, violations);
+  const r = request.reminder;
+  if (r === undefined) {
+    violations.push({ field: 'reminder', description: 'is required' });
+    return violations;
+  }
+  reminderViolations(r, limits, violations);
+  return violations;
+}
+
+function reminderViolations(
+  r: TaskReminder,
+  limits: ReminderLimits,
+  violations: FieldViolation[],
+): void {
+  const v = (field: string, description: string) =>
+    violations.push({ field: `reminder.${field}`, description });
+  if (r.id === '') v('id', 'is required');
+  else if (!REMINDER_ID_PATTERN.test(r.id)) {
+    v('id', 'must be 1 to 128 characters of [A-Za-z0-9._:-]');
+  }
+  if (r.body.trim() === '') v('body', 'is required and must not be blank');
+  else {
+    if (r.body.length > limits.maxBodyChars) {
+      v('body', `must be at most ${limits.maxBodyChars} characters`);
+    }
+    if (hasForbiddenControl(r.body)) {
+      v('body', 'must not contain control characters other than newline and tab');
+    }
+  }
+  if (r.dedupeKey.length > MAX_DEDUPE_KEY_CHARS) {
+    v('dedupeKey', `must be at most ${MAX_DEDUPE_KEY_CHARS} characters`);
+  }
+  if (
+    r.ttlTurns !== undefined &&
+    !(Number.isInteger(r.ttlTurns) && r.ttlTurns >= 1 && r.ttlTurns <= limits.maxTtlTurns)
+  ) {
+    v('ttlTurns', `must be an integer from 1 to ${limits.maxTtlTurns}`);
+  }
+  if (r.roleHint.length > MAX_ROLE_HINT_CHARS) {
+    v('roleHint', `must be at most ${MAX_ROLE_HINT_CHARS} characters`);
+  }
+  if (r.source.length > MAX_SOURCE_CHARS) {
+    v('source', `must be at most ${MAX_SOURCE_CHARS} characters`);
+  }
+  if (r.metadata !== undefined) {
+    const bytes = encoder.encode(JSON.stringify(r.metadata)).length;
+    if (bytes > limits.maxMetadataBytes) {
+      v('metadata', `must be at most ${limits.maxMetadataBytes} bytes as JSON`);
+    }
+  }
+}
+
+export function listViolations(request: ListTaskRemindersRequest): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  requireTaskId(request.taskId, violations);
+  return violations;
+}
+
+export function cancelViolations(request: CancelTaskReminderRequest): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  requireTaskId(request.taskId, violations);
+  if (request.reminderId === '') {
+    violations.push({ field: 'reminderId', description: 'is required' });
+  }
+  return violations;
+}
+
+/** Throws INVALID_ARGUMENT carrying every violation, if there is any (R8). */
+export function throwIfInvalid(violations: readonly FieldViolation[]): void {
+  if (violations.length > 0) throw ReminderError.invalidArgument(violations);
+}
