@@ -1,31 +1,26 @@
 // Every export here is public API of @a2a-reminders/core.
 
 export type { AgentExtensionSource } from './agent-card.js';
-// Agent card.
 export { reminderAgentExtension, withTaskReminders } from './agent-card.js';
 export type { BuildCallContextOptions, ReminderBinding } from './call-context.js';
-// Symbols below are mostly for binding packages and clients.
 export { buildCallContext } from './call-context.js';
+export { reminderCallHeaders } from './call-headers.js';
 export type { ReminderCallOptions, ReminderClient, ReminderClientOptions } from './client.js';
+export { callReminderRpc } from './dispatch.js';
 export type { FieldViolation, ReminderErrorCode, ReminderErrorOptions } from './errors.js';
-// Errors.
 export { a2aReasonOf, isReminderErrorCode, ReminderError, reminderErrorCodes } from './errors.js';
 export { REMINDER_EVENT_KINDS } from './events.js';
-// Constants and limits.
 export {
   A2A_ERROR_DOMAIN,
   REMINDERS_ERROR_DOMAIN,
   TASK_REMINDERS_EXTENSION_URI,
 } from './extension-uri.js';
-// Stores.
 export { InMemoryReminderStore } from './in-memory-store.js';
 export type { ReminderLimits } from './limits.js';
 export { DEFAULT_TTL_TURNS, defaultReminderLimits } from './limits.js';
 export { parseRequestJson, toResponseJson } from './protojson.js';
-// The service and its contract.
 export { createReminderService } from './reminder-service.js';
 export type { ChatMessage, ChatRenderOptions, RenderableReminder } from './render.js';
-// Rendering for the model.
 export {
   FALLBACK_REMINDER_ROLES,
   FORBIDDEN_REMINDER_ROLES,
@@ -44,6 +39,7 @@ export type {
   ReminderTurn,
   SurfacedReminder,
 } from './service.js';
+export { statusDetailsFromJson, statusDetailsToJson } from './status-details-json.js';
 export type {
   ReminderStore,
   ReminderStoreKey,

@@ -1,6 +1,6 @@
-import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ReminderRpcHandler } from '@a2a-reminders/core';
-import { ReminderError } from '@a2a-reminders/core';
+import { callReminderRpc, ReminderError } from '@a2a-reminders/core';
+import type { ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
 import type { Message } from '@bufbuild/protobuf';
 import type {
@@ -40,7 +40,7 @@ export function grpcReminderService(
       call: ServerUnaryCall<DecodedRequest, Message>,
       callback: sendUnaryData<Message>,
     ) => {
-      void handleUnary(options, name, call, callback);
+      void handleUnary(options, rpc, call, callback);
     };
   }
   return implementation;
@@ -48,7 +48,7 @@ export function grpcReminderService(
 
 async function handleUnary(
   options: GrpcReminderServiceOptions,
-  name: ReminderMethodName,
+  rpc: ReminderRpc,
   call: ServerUnaryCall<DecodedRequest, Message>,
   callback: sendUnaryData<Message>,
 ): Promise<void> {
@@ -57,23 +57,12 @@ async function handleUnary(
     if (request instanceof UndecodableRequest) throw request.error;
     const tenant = 'tenant' in request && typeof request.tenant === 'string' ? request.tenant : '';
     const context = await buildGrpcCallContext(call, tenant, options);
-    const response = await dispatch(options.reminders, name, request, context);
+    const response = await callReminderRpc(options.reminders, rpc, request, context);
     call.sendMetadata(activatedExtensionsMetadata(context));
     callback(null, response);
   } catch (error) {
     callback(toServiceError(ReminderError.from(error)), null);
   }
-}
-
-/** Calls `reminders[rpc.method.localName]`: the rpc list is the descriptor's, never restated. */
-function dispatch(
-  reminders: ReminderRpcHandler,
-  name: ReminderMethodName,
-  request: Message,
-  context: ServerCallContext,
-): Promise<Message> {
-  const method = reminders[name] as (r: Message, c: ServerCallContext) => Promise<Message>;
-  return method.call(reminders, request, context);
 }
 
 /** The status from the table and the rich `google.rpc.Status` in `grpc-status-details-bin`. */

@@ -3,7 +3,7 @@ import type {
   ReminderClient,
   ReminderClientOptions,
 } from '@a2a-reminders/core';
-import { ReminderError } from '@a2a-reminders/core';
+import { ReminderError, reminderCallHeaders, statusDetailsFromJson } from '@a2a-reminders/core';
 import { TaskReminderService } from '@a2a-reminders/proto';
 import type {
   DescMessage,
@@ -12,9 +12,7 @@ import type {
   MessageShape,
 } from '@bufbuild/protobuf';
 import { create, fromJson, toJson } from '@bufbuild/protobuf';
-import { reminderCallHeaders } from './client-headers.js';
 import { codeOfJsonRpcError, JSON_RPC_METHOD_NOT_FOUND } from './errors.js';
-import { detailsFromJson } from './status-details.js';
 
 /**
  * A ReminderClient for the JSON-RPC binding: POSTs to `baseUrl` (the agent's
@@ -83,7 +81,7 @@ function errorFromEnvelope(
 ): ReminderError {
   const message = typeof error.message === 'string' ? error.message : 'JSON-RPC error';
   const code = typeof error.code === 'number' ? error.code : 0;
-  const fromDetails = ReminderError.fromStatusDetails(message, detailsFromJson(error.data));
+  const fromDetails = ReminderError.fromStatusDetails(message, statusDetailsFromJson(error.data));
   if (fromDetails !== undefined) return fromDetails;
   if (code === JSON_RPC_METHOD_NOT_FOUND) {
     return new ReminderError(

@@ -7,17 +7,17 @@ import type { UserBuilder } from '@a2a-js/sdk/server/express';
 import type { ReminderRpcHandler } from '@a2a-reminders/core';
 import {
   buildCallContext,
+  callReminderRpc,
   parseRequestJson,
   ReminderError,
+  statusDetailsToJson,
   toResponseJson,
 } from '@a2a-reminders/core';
 import type { ReminderRpc } from '@a2a-reminders/proto';
 import { findReminderRpc } from '@a2a-reminders/proto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
-import { callReminderRpc } from './dispatch.js';
 import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcErrorTable } from './errors.js';
-import { detailsToJson } from './status-details.js';
 
 /** Default limit for a reminder call's request body (issue 4). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -164,7 +164,7 @@ async function handleCall(
       console.error(`JSON-RPC ${rpc.name} failed:`, error.cause ?? error);
     }
     const wire = jsonRpcErrorTable[error.code];
-    const details = detailsToJson(error.toStatusDetails());
+    const details = statusDetailsToJson(error.toStatusDetails());
     if (context !== undefined) setExtensionsHeader(res, context);
     sendJsonRpcError(res, wire.httpStatus, id, {
       code: wire.code,

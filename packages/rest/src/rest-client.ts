@@ -3,7 +3,7 @@ import type {
   ReminderClient,
   ReminderClientOptions,
 } from '@a2a-reminders/core';
-import { ReminderError } from '@a2a-reminders/core';
+import { ReminderError, reminderCallHeaders, statusDetailsFromJson } from '@a2a-reminders/core';
 import type { HttpBinding } from '@a2a-reminders/proto';
 import { findReminderRpc, TaskReminderService } from '@a2a-reminders/proto';
 import type {
@@ -14,10 +14,8 @@ import type {
   MessageShape,
 } from '@bufbuild/protobuf';
 import { create, fromJson, toJson } from '@bufbuild/protobuf';
-import { reminderCallHeaders } from './client-headers.js';
 import { codeOfRestError } from './errors.js';
 import { boundFields, expandPathTemplate } from './path-template.js';
-import { detailsFromJson } from './status-details.js';
 
 /**
  * A ReminderClient for the HTTP+JSON binding: builds each call from the
@@ -149,7 +147,10 @@ function errorFromStatusBody(
     );
   }
   const message = typeof error.message === 'string' ? error.message : `HTTP ${httpStatus}`;
-  const fromDetails = ReminderError.fromStatusDetails(message, detailsFromJson(error.details));
+  const fromDetails = ReminderError.fromStatusDetails(
+    message,
+    statusDetailsFromJson(error.details),
+  );
   if (fromDetails !== undefined) return fromDetails;
   const status = typeof error.status === 'string' ? error.status : undefined;
   return new ReminderError(codeOfRestError(httpStatus, status), message);

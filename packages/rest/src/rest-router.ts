@@ -12,18 +12,18 @@ import type { UserBuilder } from '@a2a-js/sdk/server/express';
 import type { ReminderRpcHandler } from '@a2a-reminders/core';
 import {
   buildCallContext,
+  callReminderRpc,
   parseRequestJson,
   ReminderError,
+  statusDetailsToJson,
   toResponseJson,
 } from '@a2a-reminders/core';
 import type { HttpBinding, ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
 import type { Request, Response, Router } from 'express';
 import express from 'express';
-import { callReminderRpc } from './dispatch.js';
 import { restErrorTable } from './errors.js';
 import { matchPathTemplate } from './path-template.js';
-import { detailsToJson } from './status-details.js';
 
 /** Default limit for a reminder call's request body (issue 4). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -155,7 +155,7 @@ async function handleCall(
         code: wire.httpStatus,
         status: wire.status,
         message: error.message,
-        details: detailsToJson(error.toStatusDetails()),
+        details: statusDetailsToJson(error.toStatusDetails()),
       },
     });
   }

@@ -1,8 +1,8 @@
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import type { ReminderRpcHandler } from '@a2a-reminders/core';
-import { ReminderError } from '@a2a-reminders/core';
 import type { ReminderRpc } from '@a2a-reminders/proto';
 import type { Message } from '@bufbuild/protobuf';
+import { ReminderError } from './errors.js';
+import type { ReminderRpcHandler } from './service.js';
 
 type UnaryCall = (request: Message, context: ServerCallContext) => Promise<Message>;
 
@@ -10,7 +10,7 @@ type UnaryCall = (request: Message, context: ServerCallContext) => Promise<Messa
  * Calls the handler method named by the rpc's protobuf-es local name
  * (`injectTaskReminder` for InjectTaskReminder), so no rpc is listed by hand.
  */
-export function callReminderRpc(
+export async function callReminderRpc(
   handler: ReminderRpcHandler,
   rpc: ReminderRpc,
   request: Message,

@@ -6,9 +6,9 @@ import { AnySchema, anyPack, anyUnpack } from '@bufbuild/protobuf/wkt';
 /**
  * Writes google.rpc detail messages as ProtoJSON `Any` objects
  * (`{"@type": "type.googleapis.com/google.rpc.ErrorInfo", ...}`), the form
- * A2A v1.0 §5 puts in JSON-RPC `error.data`.
+ * A2A v1.0 §5 puts in JSON-RPC `error.data` and in REST `error.details`.
  */
-export function detailsToJson(details: readonly Message[]): JsonObject[] {
+export function statusDetailsToJson(details: readonly Message[]): JsonObject[] {
   return details.map((detail) => {
     const desc = reminderTypeRegistry.getMessage(detail.$typeName);
     if (desc === undefined) throw new Error(`no descriptor for error detail ${detail.$typeName}`);
@@ -22,7 +22,7 @@ export function detailsToJson(details: readonly Message[]): JsonObject[] {
  * Reads ProtoJSON `Any` detail objects back into messages. Details of types
  * this API does not know are skipped: A2A lets servers add any detail.
  */
-export function detailsFromJson(value: unknown): Message[] {
+export function statusDetailsFromJson(value: unknown): Message[] {
   if (!Array.isArray(value)) return [];
   const out: Message[] = [];
   for (const item of value as JsonValue[]) {

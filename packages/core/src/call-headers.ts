@@ -1,4 +1,4 @@
-import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
 
 /**
  * The headers of one call: `A2A-Version: 1.0`, then the client's headers,
