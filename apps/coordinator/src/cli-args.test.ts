@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import {
+  agentCardUrlOf,
+  DEFAULT_CARD_URL,
+  MAIN_USAGE,
+  parseCoordinatorArgs,
+  USAGES,
+  UsageError,
+} from './cli-args.js';
+
+const CARD = 'http://127.0.0.1:5000/.well-known/agent-card.json';
+
+describe('coordinator command line', () => {
+  it('prints the main usage with no command, --help or help', () => {
+    for (const argv of [[], ['--help'], ['-h'], ['help']]) {
+      expect(parseCoordinatorArgs(argv)).toEqual({ kind: 'help', text: MAIN_USAGE });
+    }
+  });
+
+  it.each(['demo', 'inject', 'list', 'cancel', 'watch'] as const)(
+    'prints the usage of %s for --help',
+    (name) => {
+      expect(parseCoordinatorArgs([name, '--help'])).toEqual({ kind: 'help', text: USAGES[name] });
+      expect(USAGES[name]).toContain('--binding');
+    },
+  );
+
+  it('parses demo with its defaults', () => {
+    expect(parseCoordinatorArgs(['demo'])).toEqual({
+      kind: 'demo',
+      connection: { url: DEFAULT_CARD_URL, binding: 'jsonrpc', headers: {} },
+      timeoutMs: 120_000,
+    });
+  });
+
+  it('parses demo with every option', () => {
+    const command = parseCoordinatorArgs([
+      'demo',
+      '--url',
+      CARD,
+      '--binding',
+      'grpc',
+      '--task',
+      'Fix the flaky test',
+      '--timeout-ms',
+      '5000',
+      '--header',
+      'Authorization=Bearer t0k=n',
+    ]);
+    expect(command).toEqual({
+      kind: 'demo',
+      connection: { url: CARD, binding: 'grpc', headers: { authorization: 'Bearer t0k=n' } },
+      taskText: 'Fix the flaky test',
+      timeoutMs: 5000,
+    });
+  });
+
+  it('parses inject with every reminder field', () => {
+    const command = parseCoordinatorArgs([
+      'inject',
+      '--binding',
+      'rest',
+      '--url',
+      CARD,
+      '--task-id',
+      'task-1',
+      '--id',
+      'cost-90',
+      '--body',
+      'Budget 90% spent.',
+      '--dedupe-key',
+      'cost',
+      '--ttl-turns',
+      '2',
+      '--role-hint',
+      'system',
+      '--source',
+      'cost-monitor',
+      '--metadata',
+      '{"percent":90}',
+      '--tenant',
+      'acme',
+      '--json',
+    ]);
+    expect(command).toEqual({
+      kind: 'inject',
+      connection: { url: CARD, binding: 'rest', headers: {} },
+      tenant: 'acme',
+      taskId: 'task-1',
+      reminder: {
+        id: 'cost-90',
+        body: 'Budget 90% spent.',
+        dedupeKey: 'cost',
+        ttlTurns: 2,
+        roleHint: 'system',
+        source: 'cost-monitor',
+        metadata: { percent: 90 },
+      },
+      json: true,
+    });
+  });
+
+  it('leaves the ttl range to the server', () => {
+    const command = parseCoordinatorArgs([
+      'inject',
+      '--task-id',
+      't',
+      '--id',
+      'r',
+      '--body',
+      'b',
+      '--ttl-turns',
+      '0',
+    ]);
+    expect(command).toMatchObject({ kind: 'inject', reminder: { ttlTurns: 0 } });
+  });
+
+  it('parses list, cancel and watch', () => {
+    expect(parseCoordinatorArgs(['list', '--task-id', 't1'])).toMatchObject({
+      kind: 'list',
+      taskId: 't1',
+      tenant: '',
+      json: false,
+    });
+    expect(parseCoordinatorArgs(['cancel', '--task-id', 't1', '--id', 'r1'])).toMatchObject({
+      kind: 'cancel',
+      taskId: 't1',
+      reminderId: 'r1',
+    });
+    expect(parseCoordinatorArgs(['watch', '--task-id', 't1', '--binding', 'grpc'])).toMatchObject({
+      kind: 'watch',
+      taskId: 't1',
+      connection: { binding: 'grpc' },
+    });
+  });
+
+  it.each([
+    [['deploy'], 'unknown command "deploy"'],
+    [['demo', '--binding', 'soap'], '--binding must be one of jsonrpc, rest, grpc'],
+    [['demo', '--url', 'not a url'], '--url must be an absolute URL'],
+    [['demo', '--task-id', 't1'], '"demo" does not take --task-id'],
+    [['demo', '--header', 'novalue'], '--header must look like name=value'],
+    [['demo', '--timeout-ms', '0'], '--timeout-ms must be a positive integer'],
+    [['inject', '--id', 'r', '--body', 'b'], '--task-id is required'],
+    [['inject', '--task-id', 't', '--body', 'b'], '--id is required'],
+    [['inject', '--task-id', 't', '--id', 'r'], '--body is required'],
+    [
+      ['inject', '--task-id', 't', '--id', 'r', '--body', 'b', '--ttl-turns', 'two'],
+      '--ttl-turns must be an integer',
+    ],
+    [
+      ['inject', '--task-id', 't', '--id', 'r', '--body', 'b', '--metadata', '[1]'],
+      '--metadata must be a JSON object',
+    ],
+    [['cancel', '--task-id', 't'], '--id is required'],
+    [['list', '--frobnicate'], "Unknown option '--frobnicate'"],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseCoordinatorArgs(argv)).toThrow(UsageError);
+    expect(() => parseCoordinatorArgs(argv)).toThrow(message);
+  });
+
+  it('attaches the subcommand usage to its errors', () => {
+    try {
+      parseCoordinatorArgs(['list']);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).usage).toBe(USAGES.list);
+    }
+  });
+});
+
+describe('agent card URL', () => {
+  it('keeps a card URL and completes a base URL', () => {
+    expect(agentCardUrlOf(CARD)).toBe(CARD);
+    expect(agentCardUrlOf('http://127.0.0.1:5000')).toBe(CARD);
+    expect(agentCardUrlOf('http://127.0.0.1:5000/')).toBe(CARD);
+  });
+});

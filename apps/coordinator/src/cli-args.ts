@@ -1,0 +1,345 @@
+import { parseArgs } from 'node:util';
+
+export type Binding = 'jsonrpc' | 'rest' | 'grpc';
+export const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest', 'grpc'];
+
+export const DEFAULT_CARD_URL = 'http://127.0.0.1:41241/.well-known/agent-card.json';
+
+/** What every subcommand needs to reach a worker. */
+export interface Connection {
+  /** The worker's agent card URL (or its base URL; the well-known path is then added). */
+  readonly url: string;
+  readonly binding: Binding;
+  /** Extra headers (HTTP) or metadata (gRPC) sent with every call, e.g. authorization. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface InjectFields {
+  readonly id: string;
+  readonly body: string;
+  readonly dedupeKey?: string;
+  readonly ttlTurns?: number;
+  readonly roleHint?: string;
+  readonly source?: string;
+  readonly metadata?: Record<string, unknown>;
+}
+
+export type CoordinatorCommand =
+  | { readonly kind: 'help'; readonly text: string }
+  | {
+      readonly kind: 'demo';
+      readonly connection: Connection;
+      readonly taskText?: string;
+      readonly timeoutMs: number;
+    }
+  | {
+      readonly kind: 'inject';
+      readonly connection: Connection;
+      readonly tenant: string;
+      readonly taskId: string;
+      readonly reminder: InjectFields;
+      readonly json: boolean;
+    }
+  | {
+      readonly kind: 'list';
+      readonly connection: Connection;
+      readonly tenant: string;
+      readonly taskId: string;
+      readonly json: boolean;
+    }
+  | {
+      readonly kind: 'cancel';
+      readonly connection: Connection;
+      readonly tenant: string;
+      readonly taskId: string;
+      readonly reminderId: string;
+      readonly json: boolean;
+    }
+  | {
+      readonly kind: 'watch';
+      readonly connection: Connection;
+      readonly tenant: string;
+      readonly taskId: string;
+    };
+
+export type SubcommandName = Exclude<CoordinatorCommand['kind'], 'help'>;
+
+/** A command line the coordinator cannot run; main prints it with the usage and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+  }
+}
+
+const CONNECTION_HELP = `Connection options:
+  --url <url>          the worker's agent card URL (default ${DEFAULT_CARD_URL})
+  --binding <binding>  jsonrpc | rest | grpc (default jsonrpc); the interface is taken from the card
+  --header <name=value>  extra header (gRPC: metadata) sent with every call; repeatable
+  -h, --help           show this help`;
+
+export const MAIN_USAGE = `Usage: a2a-reminders-coordinator <command> [options]
+
+Delegates coding tasks to an A2A worker and manages their task reminders over any binding.
+
+Commands:
+  demo     delegate a task and play the three reminder cases while it runs, printing a timeline
+  inject   inject one reminder into a task
+  list     list a task's reminders and their states
+  cancel   cancel a live reminder
+  watch    follow a task's stream, printing its progress and reminder events
+
+Run "a2a-reminders-coordinator <command> --help" for a command's options.`;
+
+export const USAGES: Readonly<Record<SubcommandName, string>> = {
+  demo: `Usage: a2a-reminders-coordinator demo [options]
+
+Delegates a coding task to the worker, subscribes to its stream and, while it runs, plays three
+cases: an upstream PR merges (a rebase reminder with a dedupeKey), a cost monitor fires three times
+in a row under one dedupeKey (only the latest survives), and a CI event is forwarded. Prints a
+timeline as events arrive and a summary of every reminder's fate. Exits 0 only if every reminder
+reached the fate the demo expects.
+
+Options:
+  --task <text>        the coding task to delegate (default: a retry/backoff change)
+  --timeout-ms <ms>    give up after this long (default 120000)
+${CONNECTION_HELP}`,
+  inject: `Usage: a2a-reminders-coordinator inject --task-id <id> --id <reminder id> --body <text> [options]
+
+Injects one reminder into a task that is not yet terminal.
+
+Options:
+  --task-id <id>       the task to remind (required)
+  --id <id>            reminder id, the idempotency key (required)
+  --body <text>        what the worker's model sees (required)
+  --dedupe-key <key>   displace live reminders of the task with the same key
+  --ttl-turns <n>      turns to surface the reminder on (server default 1)
+  --role-hint <role>   e.g. system or developer
+  --source <label>     provenance shown to the model, e.g. ci
+  --metadata <json>    a JSON object kept with the reminder
+  --tenant <tenant>    A2A tenant
+  --json               print the ProtoJSON response
+${CONNECTION_HELP}`,
+  list: `Usage: a2a-reminders-coordinator list --task-id <id> [options]
+
+Lists every reminder of a task with its state, in acceptance order.
+
+Options:
+  --task-id <id>       the task (required)
+  --tenant <tenant>    A2A tenant
+  --json               print the ProtoJSON response
+${CONNECTION_HELP}`,
+  cancel: `Usage: a2a-reminders-coordinator cancel --task-id <id> --id <reminder id> [options]
+
+Cancels a live (pending or active) reminder.
+
+Options:
+  --task-id <id>       the task (required)
+  --id <id>            the reminder to cancel (required)
+  --tenant <tenant>    A2A tenant
+  --json               print the ProtoJSON response
+${CONNECTION_HELP}`,
+  watch: `Usage: a2a-reminders-coordinator watch --task-id <id> [options]
+
+Subscribes to a running task (SubscribeToTask) and prints its progress and reminder events until
+the task ends.
+
+Options:
+  --task-id <id>       the task (required)
+  --tenant <tenant>    A2A tenant
+${CONNECTION_HELP}`,
+};
+
+const OPTIONS = {
+  url: { type: 'string' },
+  binding: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+  task: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  'task-id': { type: 'string' },
+  id: { type: 'string' },
+  body: { type: 'string' },
+  'dedupe-key': { type: 'string' },
+  'ttl-turns': { type: 'string' },
+  'role-hint': { type: 'string' },
+  source: { type: 'string' },
+  metadata: { type: 'string' },
+  tenant: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+
+/** Which options each subcommand takes, besides the connection ones. */
+const ALLOWED: Readonly<Record<SubcommandName, readonly OptionName[]>> = {
+  demo: ['task', 'timeout-ms'],
+  inject: [
+    'task-id',
+    'id',
+    'body',
+    'dedupe-key',
+    'ttl-turns',
+    'role-hint',
+    'source',
+    'metadata',
+    'tenant',
+    'json',
+  ],
+  list: ['task-id', 'tenant', 'json'],
+  cancel: ['task-id', 'id', 'tenant', 'json'],
+  watch: ['task-id', 'tenant'],
+};
+
+const CONNECTION_OPTIONS: readonly OptionName[] = ['url', 'binding', 'header', 'help'];
+
+export function parseCoordinatorArgs(argv: readonly string[]): CoordinatorCommand {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    return { kind: 'help', text: MAIN_USAGE };
+  }
+  if (!isSubcommand(name)) throw new UsageError(`unknown command "${name}"`, MAIN_USAGE);
+  const usage = USAGES[name];
+
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(rest).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message, usage);
+  }
+  if (values.help) return { kind: 'help', text: usage };
+  for (const key of Object.keys(values) as OptionName[]) {
+    if (!CONNECTION_OPTIONS.includes(key) && !ALLOWED[name].includes(key)) {
+      throw new UsageError(`"${name}" does not take --${key}`, usage);
+    }
+  }
+
+  const fail = (message: string): never => {
+    throw new UsageError(message, usage);
+  };
+  const required = (key: OptionName): string => {
+    const value = values[key];
+    if (typeof value !== 'string' || value.length === 0) return fail(`--${key} is required`);
+    return value;
+  };
+  const connection = parseConnection(values, fail);
+  const tenant = values.tenant ?? '';
+
+  switch (name) {
+    case 'demo':
+      return {
+        kind: 'demo',
+        connection,
+        ...(values.task !== undefined ? { taskText: values.task } : {}),
+        timeoutMs: positiveInt('--timeout-ms', values['timeout-ms'], 120_000, fail),
+      };
+    case 'inject': {
+      const reminder: InjectFields = {
+        id: required('id'),
+        body: required('body'),
+        ...(values['dedupe-key'] !== undefined ? { dedupeKey: values['dedupe-key'] } : {}),
+        ...(values['ttl-turns'] !== undefined
+          ? { ttlTurns: integer('--ttl-turns', values['ttl-turns'], fail) }
+          : {}),
+        ...(values['role-hint'] !== undefined ? { roleHint: values['role-hint'] } : {}),
+        ...(values.source !== undefined ? { source: values.source } : {}),
+        ...(values.metadata !== undefined ? { metadata: jsonObject(values.metadata, fail) } : {}),
+      };
+      return {
+        kind: 'inject',
+        connection,
+        tenant,
+        taskId: required('task-id'),
+        reminder,
+        json: values.json ?? false,
+      };
+    }
+    case 'list':
+      return {
+        kind: 'list',
+        connection,
+        tenant,
+        taskId: required('task-id'),
+        json: values.json ?? false,
+      };
+    case 'cancel':
+      return {
+        kind: 'cancel',
+        connection,
+        tenant,
+        taskId: required('task-id'),
+        reminderId: required('id'),
+        json: values.json ?? false,
+      };
+    case 'watch':
+      return { kind: 'watch', connection, tenant, taskId: required('task-id') };
+  }
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: OPTIONS });
+}
+
+function isSubcommand(name: string): name is SubcommandName {
+  return Object.hasOwn(USAGES, name);
+}
+
+function parseConnection(
+  values: ReturnType<typeof parse>['values'],
+  fail: (message: string) => never,
+): Connection {
+  const binding = values.binding ?? 'jsonrpc';
+  if (!(BINDINGS as readonly string[]).includes(binding)) {
+    fail(`--binding must be one of ${BINDINGS.join(', ')}, got "${binding}"`);
+  }
+  const url = values.url ?? DEFAULT_CARD_URL;
+  if (!URL.canParse(url)) fail(`--url must be an absolute URL, got "${url}"`);
+  const headers: Record<string, string> = {};
+  for (const header of values.header ?? []) {
+    const at = header.indexOf('=');
+    if (at <= 0) fail(`--header must look like name=value, got "${header}"`);
+    headers[header.slice(0, at).trim().toLowerCase()] = header.slice(at + 1);
+  }
+  return { url, binding: binding as Binding, headers };
+}
+
+function positiveInt(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  fail: (message: string) => never,
+): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) return fail(`${name} must be a positive integer`);
+  return Number(raw);
+}
+
+/** Any integer: the server, not the CLI, decides what range is valid (spec: Validation). */
+function integer(name: string, raw: string, fail: (message: string) => never): number {
+  if (!/^-?\d+$/.test(raw)) return fail(`${name} must be an integer`);
+  return Number(raw);
+}
+
+function jsonObject(raw: string, fail: (message: string) => never): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return fail('--metadata must be a JSON object');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return fail('--metadata must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The agent card URL for `--url`: a base URL gets the well-known path. */
+export function agentCardUrlOf(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.pathname.endsWith('.json')) return parsed.href;
+  const base = parsed.href.endsWith('/') ? parsed.href : `${parsed.href}/`;
+  return new URL('.well-known/agent-card.json', base).href;
+}

@@ -1,0 +1,111 @@
+import { reminderEventsOf } from '@a2a-reminders/core';
+import {
+  CancelTaskReminderResponseSchema,
+  InjectTaskReminderResponseSchema,
+  ListTaskRemindersResponseSchema,
+} from '@a2a-reminders/proto';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { toJson } from '@bufbuild/protobuf';
+import type { CoordinatorCommand } from './cli-args.js';
+import {
+  describeRecord,
+  describeReminderEvent,
+  isTerminal,
+  progressOf,
+  taskStateName,
+} from './format.js';
+import { Timeline } from './timeline.js';
+import { connectToWorker } from './worker-connection.js';
+
+type Command<K extends CoordinatorCommand['kind']> = Extract<CoordinatorCommand, { kind: K }>;
+type Write = (line: string) => void;
+
+/** `inject`: one InjectTaskReminder call. */
+export async function injectCommand(command: Command<'inject'>, write: Write): Promise<void> {
+  const worker = await connectToWorker(command.connection);
+  try {
+    const { metadata, ...fields } = command.reminder;
+    const response = await worker.reminders.injectTaskReminder({
+      tenant: command.tenant,
+      taskId: command.taskId,
+      reminder: { ...fields, ...(metadata ? { metadata: metadata as JsonObject } : {}) },
+    });
+    if (command.json) {
+      write(JSON.stringify(toJson(InjectTaskReminderResponseSchema, response), null, 2));
+      return;
+    }
+    if (response.record) write(describeRecord(response.record));
+    write(`task state: ${response.taskState}`);
+    if (response.displacedReminderIds.length > 0) {
+      write(`displaced: ${response.displacedReminderIds.join(', ')}`);
+    }
+  } finally {
+    worker.close();
+  }
+}
+
+/** `list`: every reminder of a task with its state. */
+export async function listCommand(command: Command<'list'>, write: Write): Promise<void> {
+  const worker = await connectToWorker(command.connection);
+  try {
+    const response = await worker.reminders.listTaskReminders({
+      tenant: command.tenant,
+      taskId: command.taskId,
+    });
+    if (command.json) {
+      write(JSON.stringify(toJson(ListTaskRemindersResponseSchema, response), null, 2));
+      return;
+    }
+    if (response.reminders.length === 0) write(`task ${command.taskId} has no reminders`);
+    for (const record of response.reminders) write(describeRecord(record));
+  } finally {
+    worker.close();
+  }
+}
+
+/** `cancel`: one CancelTaskReminder call. */
+export async function cancelCommand(command: Command<'cancel'>, write: Write): Promise<void> {
+  const worker = await connectToWorker(command.connection);
+  try {
+    const response = await worker.reminders.cancelTaskReminder({
+      tenant: command.tenant,
+      taskId: command.taskId,
+      reminderId: command.reminderId,
+    });
+    if (command.json) {
+      write(JSON.stringify(toJson(CancelTaskReminderResponseSchema, response), null, 2));
+      return;
+    }
+    if (response.record) write(describeRecord(response.record));
+  } finally {
+    worker.close();
+  }
+}
+
+/** `watch`: follows a task (SubscribeToTask) until it ends, printing progress and reminder events. */
+export async function watchCommand(command: Command<'watch'>, write: Write): Promise<void> {
+  const worker = await connectToWorker(command.connection);
+  const timeline = new Timeline(command.connection.binding, write);
+  try {
+    const stream = worker.client.resubscribeTask(
+      { tenant: command.tenant, id: command.taskId },
+      worker.requestOptions(),
+    );
+    for await (const item of stream) {
+      for (const event of reminderEventsOf(item)) {
+        const { tag, text } = describeReminderEvent(event);
+        timeline.line(tag, text);
+      }
+      const progress = progressOf(item);
+      if (progress === undefined) continue;
+      const state = taskStateName(progress.state);
+      if (item.payload?.$case === 'task')
+        timeline.line('subscribe', `task ${command.taskId} is ${state}`);
+      else if (isTerminal(progress.state))
+        timeline.line('state', `${state} ${progress.text}`.trim());
+      else timeline.line('progress', progress.text);
+    }
+  } finally {
+    worker.close();
+  }
+}

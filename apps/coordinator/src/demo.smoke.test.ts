@@ -1,0 +1,310 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Role } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Binding } from './cli-args.js';
+import { BINDINGS } from './cli-args.js';
+import { cancelCommand, injectCommand, listCommand, watchCommand } from './commands.js';
+import type { DemoResult } from './demo.js';
+import { runDemo } from './demo.js';
+import { textOf } from './format.js';
+import { connectToWorker } from './worker-connection.js';
+import type { WorkerProcess } from './worker-process.js';
+import { spawnWorker, stopWorker } from './worker-process.js';
+
+// The built apps: `turbo run test` builds both first (apps/coordinator/turbo.json).
+const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url));
+const COORDINATOR_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const RUN_DEMO = fileURLToPath(new URL('../dist/run-demo.js', import.meta.url));
+
+// Long enough that the three cost alerts land within one turn even on a busy machine;
+// the demo's triggers are event-driven, so nothing else depends on it.
+const TURN_MS = '600';
+
+/** Runs a built script to its end and returns its exit code and output. */
+function run(script: string, args: readonly string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the coordinator against a spawned worker', () => {
+  let worker: WorkerProcess;
+  let cardUrl: string;
+  const results = new Map<string, { result: DemoResult; lines: string[] }>();
+
+  beforeAll(async () => {
+    for (const file of [WORKER_MAIN, COORDINATOR_MAIN, RUN_DEMO]) {
+      if (!existsSync(file))
+        throw new Error(`${file} is missing: build the apps first (npx turbo run build)`);
+    }
+    worker = await spawnWorker(WORKER_MAIN, [
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--turn-ms',
+      TURN_MS,
+      '--turns',
+      '12',
+    ]);
+    cardUrl = `${worker.httpBaseUrl}/.well-known/agent-card.json`;
+    // The three demos are independent tasks; run them side by side.
+    await Promise.all(BINDINGS.map((binding) => demoOver(binding)));
+  }, 60_000);
+
+  afterAll(async () => {
+    if (worker) await stopWorker(worker.child);
+  });
+
+  /** Each binding's demo runs once; the tests below read its result. */
+  const demoOver = async (binding: Binding) => {
+    let entry = results.get(binding);
+    if (entry === undefined) {
+      const lines: string[] = [];
+      const result = await runDemo({
+        connection: { url: cardUrl, binding, headers: {} },
+        write: (line) => lines.push(line),
+        timeoutMs: 30_000,
+      });
+      entry = { result, lines };
+      results.set(binding, entry);
+    }
+    return entry;
+  };
+
+  describe.each(BINDINGS)('demo over %s', (binding) => {
+    const demo = () => demoOver(binding);
+
+    it('plays every case and every reminder reaches its expected fate', async () => {
+      const { result, lines } = await demo();
+      expect(result.problems, lines.join('\n')).toEqual([]);
+      expect(result.ok).toBe(true);
+      expect(result.finalState).toBe('COMPLETED');
+    }, 30_000);
+
+    it('surfaces the rebase and CI reminders on a turn, then expires them by TTL', async () => {
+      const { result } = await demo();
+      for (const id of ['upstream-pr-4521', 'ci-run-88', 'cost-90']) {
+        const outcome = result.outcomes.find((o) => o.id === id);
+        expect(outcome?.state, id).toBe('EXPIRED');
+        expect(outcome?.reachedTurns, id).toHaveLength(1);
+        expect(outcome?.firstTurn, id).toBe(outcome?.reachedTurns[0]);
+        expect(outcome?.expiredByTtl, id).toBe(true);
+      }
+      // The chain: each case was played once the previous reminder had reached a turn.
+      const turn = (id: string) => result.outcomes.find((o) => o.id === id)?.firstTurn ?? 0;
+      expect(turn('ci-run-88')).toBeGreaterThan(turn('upstream-pr-4521'));
+      expect(turn('cost-90')).toBeGreaterThan(turn('ci-run-88'));
+    }, 30_000);
+
+    it('collapses the cost alerts: only the latest reaches the worker, the others are displaced', async () => {
+      const { result } = await demo();
+      const cost = result.outcomes.filter((o) => o.id.startsWith('cost-'));
+      expect(cost.filter((o) => o.reachedTurns.length > 0).map((o) => o.id)).toEqual(['cost-90']);
+      expect(cost.map((o) => [o.id, o.state, o.displacedBy])).toEqual([
+        ['cost-50', 'DISPLACED', 'cost-75'],
+        ['cost-75', 'DISPLACED', 'cost-90'],
+        ['cost-90', 'EXPIRED', ''],
+      ]);
+      const displacedEvents = result.events
+        .filter((e) => e.event.case === 'displaced')
+        .map((e) => [e.reminderId, e.event.case === 'displaced' ? e.event.value.displacedBy : '']);
+      expect(displacedEvents).toEqual([
+        ['cost-50', 'cost-75'],
+        ['cost-75', 'cost-90'],
+      ]);
+    }, 30_000);
+
+    it('prints a timeline of injects, turns reached, displacements, expiries and progress', async () => {
+      const { lines } = await demo();
+      const text = lines.join('\n');
+      expect(text).toContain(`== demo over ${binding}`);
+      expect(text).toMatch(/inject +upstream-pr-4521 accepted PENDING/);
+      expect(text).toMatch(/reached +upstream-pr-4521 reached the worker's model at turn \d+/);
+      expect(text).toMatch(/displaced +cost-50 displaced by cost-75/);
+      expect(text).toMatch(
+        /expired +cost-90 expired after turn \d+: surfaced on 1 turn, its TTL was used up/,
+      );
+      expect(text).toMatch(/progress +turn \d+\/12 rebase: /);
+      expect(text).toMatch(/progress +turn \d+\/12 wrap-up: /);
+      expect(text).toMatch(/state +COMPLETED/);
+      expect(text).toContain('result: every reminder reached its expected fate');
+    }, 30_000);
+
+    it("leaves no user message made from a reminder in the worker's task history (GetTask)", async () => {
+      const { result } = await demo();
+      const connection = await connectToWorker({ url: cardUrl, binding, headers: {} });
+      try {
+        const task = await connection.client.getTask({ tenant: '', id: result.taskId });
+        const users = task.history.filter((m) => m.role === Role.ROLE_USER);
+        expect(users).toHaveLength(1);
+        const history = task.history.map(textOf).join('\n');
+        for (const id of ['Upstream PR #4521', 'CI run 88', 'Cost monitor']) {
+          expect(history).not.toContain(id);
+        }
+        expect(result.userMessagesInHistory).toBe(1);
+        expect(result.remindersInHistory).toEqual([]);
+      } finally {
+        connection.close();
+      }
+    }, 30_000);
+  });
+
+  it('inject, list, cancel and watch work one by one on a running task', async () => {
+    const connection = { url: cardUrl, binding: 'rest' as const, headers: {} };
+    const sdk = await connectToWorker(connection);
+    const sent = await sdk.client.sendMessage({
+      tenant: '',
+      message: {
+        messageId: crypto.randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: 'text', value: 'Rename the config loader' },
+            mediaType: 'text/plain',
+            filename: '',
+            metadata: undefined,
+          },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: {
+        acceptedOutputModes: [],
+        taskPushNotificationConfig: undefined,
+        returnImmediately: true,
+      },
+      metadata: undefined,
+    });
+    sdk.close();
+    if (!('status' in sent)) throw new Error('expected a task');
+    const taskId = sent.id;
+
+    const watched: string[] = [];
+    const watching = watchCommand({ kind: 'watch', connection, tenant: '', taskId }, (l) =>
+      watched.push(l),
+    );
+    // Inject only once the watcher's stream is open, so it sees every event.
+    while (!watched.some((l) => / subscribe /.test(l))) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+
+    const out: string[] = [];
+    const write = (l: string) => out.push(l);
+    await injectCommand(
+      {
+        kind: 'inject',
+        connection,
+        tenant: '',
+        taskId,
+        json: false,
+        reminder: { id: 'keep', body: 'CI run 90 passed.', ttlTurns: 2 },
+      },
+      write,
+    );
+    await injectCommand(
+      {
+        kind: 'inject',
+        connection,
+        tenant: '',
+        taskId,
+        json: false,
+        reminder: { id: 'drop-me', body: 'Ignore the lint job.', ttlTurns: 20 },
+      },
+      write,
+    );
+    await cancelCommand(
+      { kind: 'cancel', connection, tenant: '', taskId, reminderId: 'drop-me', json: false },
+      write,
+    );
+    expect(out.filter((l) => l.startsWith('drop-me'))).toEqual([
+      expect.stringMatching(/^drop-me +PENDING/),
+      expect.stringMatching(/^drop-me +CANCELLED/),
+    ]);
+
+    await watching;
+    expect(watched.join('\n')).toMatch(/reached +keep reached the worker's model at turn \d+/);
+    expect(watched.join('\n')).toMatch(/cancelled +drop-me cancelled after \d+ turn\(s\)/);
+    expect(watched.at(-1)).toMatch(/state +COMPLETED/);
+
+    const listed: string[] = [];
+    await listCommand({ kind: 'list', connection, tenant: '', taskId, json: true }, (l) =>
+      listed.push(l),
+    );
+    const json = JSON.parse(listed.join('\n')) as {
+      reminders: Array<{ reminder: { id: string }; state: string }>;
+    };
+    expect(json.reminders.map((r) => [r.reminder.id, r.state])).toEqual([
+      ['keep', 'REMINDER_STATE_EXPIRED'],
+      ['drop-me', 'REMINDER_STATE_CANCELLED'],
+    ]);
+  }, 30_000);
+
+  it('the CLI prints help, and reports a typed error for a terminal task with exit code 1', async () => {
+    const help = await run(COORDINATOR_MAIN, ['inject', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--dedupe-key');
+
+    const usage = await run(COORDINATOR_MAIN, ['list']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--task-id is required');
+
+    const done = (await demoOver('grpc')).result.taskId;
+    const refused = await run(COORDINATOR_MAIN, [
+      'inject',
+      '--url',
+      cardUrl,
+      '--binding',
+      'grpc',
+      '--task-id',
+      done,
+      '--id',
+      'too-late',
+      '--body',
+      'The task is over.',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: TASK_TERMINAL');
+
+    const listed = await run(COORDINATOR_MAIN, [
+      'list',
+      '--url',
+      cardUrl,
+      '--binding',
+      'jsonrpc',
+      '--task-id',
+      done,
+    ]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^cost-50 +DISPLACED +displaced by cost-75/m);
+  }, 30_000);
+});
+
+describe('run-demo (npm run demo)', () => {
+  it('runs the demo over every binding, exits 0 and stops its worker', async () => {
+    const { code, stdout, stderr } = await run(RUN_DEMO, ['--turn-ms', TURN_MS]);
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    for (const binding of BINDINGS)
+      expect(stdout).toMatch(new RegExp(`^ok +${binding} +task \\S+ COMPLETED$`, 'm'));
+    expect(stdout).toContain('every reminder reached its expected fate');
+    // The worker it started is gone: its port refuses connections.
+    const base = /worker ready: http=(\S+)/.exec(stdout)?.[1];
+    expect(base).toBeDefined();
+    await expect(fetch(`${base}/.well-known/agent-card.json`)).rejects.toThrow();
+  }, 60_000);
+});

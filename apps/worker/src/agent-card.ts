@@ -1,0 +1,67 @@
+import type { AgentCard } from '@a2a-js/sdk';
+import type { AgentExtensionSource } from '@a2a-reminders/core';
+import { withTaskReminders } from '@a2a-reminders/core';
+
+/** Where the worker serves each binding, relative to its HTTP base URL. */
+export const JSONRPC_PATH = '/a2a/jsonrpc';
+export const REST_PATH = '/a2a/rest';
+
+export interface AgentCardInput {
+  /** `http://host:port` of the express server. */
+  readonly httpBaseUrl: string;
+  /** `host:port` of the gRPC server, as gRPC clients dial it. */
+  readonly grpcAddress: string;
+  /** The reminder service, which describes its own extension entry. */
+  readonly reminders: AgentExtensionSource;
+}
+
+/**
+ * The worker's A2A v1.0 agent card: the three bindings at protocol version
+ * 1.0 (the SDK serves a version only on bindings that declare it) and the
+ * task-reminders extension in `capabilities.extensions` (spec: Advertising).
+ */
+export function buildAgentCard(input: AgentCardInput): AgentCard {
+  const iface = (url: string, protocolBinding: string) => ({
+    url,
+    protocolBinding,
+    tenant: '',
+    protocolVersion: '1.0',
+  });
+  const card: AgentCard = {
+    name: 'a2a-reminders coding worker',
+    description:
+      'Example worker agent: runs a delegated coding task as a multi-turn loop and surfaces ' +
+      'task reminders to its model at each turn, never as user messages.',
+    supportedInterfaces: [
+      iface(`${input.httpBaseUrl}${JSONRPC_PATH}`, 'JSONRPC'),
+      iface(`${input.httpBaseUrl}${REST_PATH}`, 'HTTP+JSON'),
+      iface(input.grpcAddress, 'GRPC'),
+    ],
+    provider: undefined,
+    version: '0.1.0',
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: [],
+      extendedAgentCard: false,
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      {
+        id: 'coding-task',
+        name: 'Delegated coding task',
+        description: 'Plans, edits and tests a change on a branch, one step per turn.',
+        tags: ['coding', 'reminders'],
+        examples: ['Add retry with exponential backoff to the HTTP client'],
+        inputModes: ['text/plain'],
+        outputModes: ['text/plain'],
+        securityRequirements: [],
+      },
+    ],
+    signatures: [],
+  };
+  return withTaskReminders(card, input.reminders);
+}

@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+
+export interface WorkerCliOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly grpcPort: number;
+  readonly maxTurns: number;
+  readonly turnMs: number;
+  readonly logPrompts: boolean;
+}
+
+export type WorkerCommand =
+  | { readonly kind: 'run'; readonly options: WorkerCliOptions }
+  | { readonly kind: 'help'; readonly text: string };
+
+/** A command line the worker cannot run; main prints it with the usage and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const WORKER_DEFAULTS: WorkerCliOptions = {
+  host: '127.0.0.1',
+  port: 41241,
+  grpcPort: 41242,
+  maxTurns: 12,
+  turnMs: 500,
+  logPrompts: false,
+};
+
+export const WORKER_USAGE = `Usage: a2a-reminders-worker [options]
+
+An A2A v1.0 coding agent serving JSON-RPC, REST and gRPC with the task-reminders extension.
+Prints one line "READY http=<base url> grpc=<host:port>" when it serves; stops on SIGINT/SIGTERM.
+
+Options:
+  --host <host>       interface to listen on (default ${WORKER_DEFAULTS.host})
+  --port <port>       HTTP port for JSON-RPC, REST and the agent card; 0 = any free port (default ${WORKER_DEFAULTS.port})
+  --grpc-port <port>  gRPC port; 0 = any free port (default ${WORKER_DEFAULTS.grpcPort})
+  --turns <n>         most turns per task (default ${WORKER_DEFAULTS.maxTurns})
+  --turn-ms <ms>      pause between turns in milliseconds (default ${WORKER_DEFAULTS.turnMs})
+  --log-prompts       print every turn's prompt, showing where each reminder went
+  -h, --help          show this help`;
+
+export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse(argv).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return { kind: 'help', text: WORKER_USAGE };
+  return {
+    kind: 'run',
+    options: {
+      host: values.host ?? WORKER_DEFAULTS.host,
+      port: intOption('--port', values.port, WORKER_DEFAULTS.port, 0, 65535),
+      grpcPort: intOption('--grpc-port', values['grpc-port'], WORKER_DEFAULTS.grpcPort, 0, 65535),
+      maxTurns: intOption('--turns', values.turns, WORKER_DEFAULTS.maxTurns, 1, 1000),
+      turnMs: intOption('--turn-ms', values['turn-ms'], WORKER_DEFAULTS.turnMs, 0, 600_000),
+      logPrompts: values['log-prompts'] ?? false,
+    },
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'grpc-port': { type: 'string' },
+      turns: { type: 'string' },
+      'turn-ms': { type: 'string' },
+      'log-prompts': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+function intOption(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new UsageError(`${name} must be between ${min} and ${max}, got ${value}`);
+  }
+  return value;
+}

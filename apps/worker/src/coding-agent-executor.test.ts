@@ -1,0 +1,171 @@
+import type { StreamResponse } from '@a2a-js/sdk';
+import { Role, TaskState } from '@a2a-js/sdk';
+import { reminderEventsOf } from '@a2a-reminders/core';
+import {
+  InjectTaskReminderRequestSchema,
+  ListTaskRemindersRequestSchema,
+  ReminderState,
+} from '@a2a-reminders/proto';
+import { create } from '@bufbuild/protobuf';
+import { describe, expect, it } from 'vitest';
+import { collect, delegation, inProcessAgent } from './testing/in-process-agent.js';
+import { textOf } from './turn-prompt.js';
+
+const TASK = 'Add retry with exponential backoff to the HTTP client';
+const REBASE = 'Upstream PR #4521 was merged into main. Rebase before you push.';
+const BUDGET = 'Cost monitor: 90% of the budget is spent. Wrap up now.';
+
+function progressTexts(items: readonly StreamResponse[]): string[] {
+  return items
+    .flatMap((i) =>
+      i.payload?.$case === 'statusUpdate'
+        ? [textOf(i.payload.value.status?.message ?? emptyMessage)]
+        : [],
+    )
+    .filter((t) => t.length > 0);
+}
+const emptyMessage = { parts: [] } as unknown as Parameters<typeof textOf>[0];
+
+function taskIdOf(items: readonly StreamResponse[]): string {
+  const first = items.find((i) => i.payload?.$case === 'task');
+  if (first?.payload?.$case !== 'task') throw new Error('no task in the stream');
+  return first.payload.value.id;
+}
+
+describe('coding agent loop', () => {
+  it('runs its plan turn by turn and completes at the turn limit', async () => {
+    const agent = inProcessAgent(5);
+    const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
+    expect(progressTexts(items)).toEqual([
+      `turn 1/5 plan: Plan the change: ${TASK}`,
+      'turn 2/5 read: Read the code the change touches',
+      'turn 3/5 edit: Edit the implementation (pass 1)',
+      'turn 4/5 test: Run the test suite (pass 1)',
+      `turn 5/5 report: Report: work on "${TASK}" is committed`,
+      'Done in 5 turns.',
+    ]);
+    const last = items.at(-1);
+    expect(last?.payload?.$case === 'statusUpdate' && last.payload.value.status?.state).toBe(
+      TaskState.TASK_STATE_COMPLETED,
+    );
+  });
+
+  it('renders a reminder into the next turn prompt only, as ambient context, never into history', async () => {
+    const agent = inProcessAgent(6);
+    let taskId = '';
+    agent.model.hooks.set(1, async (prompt) => {
+      taskId = prompt.taskId;
+      await agent.reminders.injectTaskReminder(
+        create(InjectTaskReminderRequestSchema, {
+          taskId,
+          reminder: { id: 'pr-4521', body: REBASE, source: 'repo-watcher', ttlTurns: 1 },
+        }),
+        agent.context(),
+      );
+    });
+    const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
+
+    const carrying = agent.model.prompts.filter((p) =>
+      p.messages.some((m) => m.content.includes(REBASE)),
+    );
+    expect(carrying.map((p) => p.turn)).toEqual([2]);
+    const rendered = carrying[0]?.messages.filter((m) => m.content.includes(REBASE));
+    expect(rendered).toEqual([
+      {
+        role: 'system',
+        origin: 'reminder',
+        content: `<system-reminder source="repo-watcher">\n${REBASE}\n</system-reminder>`,
+      },
+    ]);
+    // The model reacted: turn 2 is a rebase step.
+    expect(progressTexts(items)).toContain(
+      'turn 2/6 rebase: Rebase the branch onto the updated main before going on',
+    );
+    // The reminder reached turn 2 and expired at turn 3's boundary.
+    const events = items.flatMap((i) => reminderEventsOf(i));
+    expect(events.map((e) => [e.reminderId, e.event.case])).toEqual([
+      ['pr-4521', 'emitted'],
+      ['pr-4521', 'expired'],
+    ]);
+
+    const task = await agent.handler.getTask({ tenant: '', id: taskId }, agent.context());
+    const users = task.history.filter((m) => m.role === Role.ROLE_USER);
+    expect(users.map(textOf)).toEqual([TASK]);
+    expect(task.history.some((m) => textOf(m).includes(REBASE))).toBe(false);
+  });
+
+  it('honours roleHint with a developer message', async () => {
+    const agent = inProcessAgent(3);
+    agent.model.hooks.set(1, async (prompt) => {
+      await agent.reminders.injectTaskReminder(
+        create(InjectTaskReminderRequestSchema, {
+          taskId: prompt.taskId,
+          reminder: {
+            id: 'ci-88',
+            body: 'CI run 88: 2 tests failing.',
+            source: 'ci',
+            roleHint: 'developer',
+          },
+        }),
+        agent.context(),
+      );
+    });
+    const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
+    const turn2 = agent.model.prompts.find((p) => p.turn === 2);
+    expect(turn2?.messages.at(-1)).toMatchObject({ role: 'developer', origin: 'reminder' });
+    expect(progressTexts(items)).toContain(
+      'turn 2/3 fix: Fix what CI reported, then re-run those tests',
+    );
+  });
+
+  it('wraps up early on a cost-budget reminder', async () => {
+    const agent = inProcessAgent(12);
+    agent.model.hooks.set(2, async (prompt) => {
+      await agent.reminders.injectTaskReminder(
+        create(InjectTaskReminderRequestSchema, {
+          taskId: prompt.taskId,
+          reminder: { id: 'cost-90', body: BUDGET, dedupeKey: 'cost', roleHint: 'system' },
+        }),
+        agent.context(),
+      );
+    });
+    const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
+    expect(progressTexts(items).slice(-3)).toEqual([
+      'turn 3/12 wrap-up: Budget nearly spent: stop new work, keep what passes, commit it',
+      `turn 4/12 report: Report: work on "${TASK}" is committed`,
+      'Done in 4 turns.',
+    ]);
+  });
+
+  it('stops a cancelled task at its next turn boundary and drops its pending reminder', async () => {
+    const agent = inProcessAgent(12);
+    let cancelled: Promise<unknown> | undefined;
+    agent.model.hooks.set(2, async (prompt, signal) => {
+      await agent.reminders.injectTaskReminder(
+        create(InjectTaskReminderRequestSchema, {
+          taskId: prompt.taskId,
+          reminder: { id: 'late', body: REBASE },
+        }),
+        agent.context(),
+      );
+      cancelled = agent.handler.cancelTask(
+        { tenant: '', id: prompt.taskId, metadata: undefined },
+        agent.context(),
+      );
+      // Finish this turn only once the cancel has reached the loop.
+      await new Promise((resolve) => signal?.addEventListener('abort', resolve, { once: true }));
+    });
+    const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
+    const taskId = taskIdOf(items);
+    const task = (await cancelled) as { status?: { state: TaskState } };
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(agent.model.prompts.map((p) => p.turn)).toEqual([1, 2]);
+    const events = items.flatMap((i) => reminderEventsOf(i));
+    expect(events.map((e) => [e.reminderId, e.event.case])).toEqual([['late', 'dropped']]);
+    const { reminders } = await agent.reminders.listTaskReminders(
+      create(ListTaskRemindersRequestSchema, { taskId }),
+      agent.context(),
+    );
+    expect(reminders.map((r) => r.state)).toEqual([ReminderState.DROPPED]);
+  });
+});

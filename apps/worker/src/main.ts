@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import { parseWorkerArgs, UsageError, WORKER_USAGE } from './cli-args.js';
+import { formatPromptForLog } from './turn-prompt.js';
+import { startWorker } from './worker-server.js';
+
+async function main(): Promise<number> {
+  let command: ReturnType<typeof parseWorkerArgs>;
+  try {
+    command = parseWorkerArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`error: ${error.message}\n\n${WORKER_USAGE}`);
+    return 2;
+  }
+  if (command.kind === 'help') {
+    console.log(command.text);
+    return 0;
+  }
+  const { logPrompts, ...options } = command.options;
+  const worker = await startWorker({
+    ...options,
+    ...(logPrompts ? { onPrompt: (p) => console.log(formatPromptForLog(p)) } : {}),
+  });
+  // Handlers go in before READY: a supervisor may signal the moment it reads the line.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  // The one line a supervisor waits for (issue 5).
+  console.log(`READY http=${worker.httpBaseUrl} grpc=${worker.grpcAddress}`);
+  await stopped;
+  await worker.close();
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,49 @@
+/**
+ * The seam between the agent loop and a model (issue 5: "it sits behind a
+ * small model interface so a real one can be plugged in later"). The loop
+ * builds one {@link TurnPrompt} per turn and asks the model for the next step.
+ */
+
+/**
+ * Roles a chat runtime distinguishes. `system` and `developer` carry
+ * instructions and ambient context; only `user` speaks for the task's
+ * requester, and reminders never use it (spec: Rendering).
+ */
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  readonly role: ChatRole;
+  readonly content: string;
+  /**
+   * Why this message is in the prompt: the agent's instructions, the task's
+   * own history, the loop's working memory, or this turn's reminders. Only for
+   * inspection (`--log-prompts`); a model sees `role` and `content`.
+   */
+  readonly origin: 'instructions' | 'task-history' | 'working-memory' | 'reminder';
+}
+
+/** Everything the model sees at one turn boundary. */
+export interface TurnPrompt {
+  readonly taskId: string;
+  /** 1-based turn number within the task. */
+  readonly turn: number;
+  /** Turns the task may use at most (`--turns`). */
+  readonly maxTurns: number;
+  readonly messages: readonly ChatMessage[];
+}
+
+/** The kinds of step the coding agent takes. */
+export type StepKind = 'plan' | 'read' | 'edit' | 'test' | 'rebase' | 'fix' | 'wrap-up' | 'report';
+
+/** What the model decided to do this turn. */
+export interface Step {
+  readonly kind: StepKind;
+  /** One line for the task's progress updates. */
+  readonly summary: string;
+  /** True when this step finishes the task. */
+  readonly done: boolean;
+}
+
+export interface Model {
+  nextStep(prompt: TurnPrompt, signal?: AbortSignal): Promise<Step>;
+}

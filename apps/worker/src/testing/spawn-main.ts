@@ -1,0 +1,43 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** The built entry point; `turbo run test` builds the worker first. */
+export const WORKER_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+export interface SpawnedWorker {
+  readonly child: ChildProcess;
+  /** Every stdout line so far, READY included. */
+  readonly lines: string[];
+  readonly ready: RegExpExecArray;
+}
+
+/** Starts `dist/main.js` and resolves on its READY line. */
+export function spawnMain(args: readonly string[]): Promise<SpawnedWorker> {
+  const child = spawn(process.execPath, [WORKER_MAIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) =>
+    lines.push(l),
+  );
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before READY`)));
+    const poll = setInterval(() => {
+      for (const line of lines) {
+        const ready = /^READY http=(http:\/\/\S+) grpc=(\S+:\d+)$/.exec(line);
+        if (ready !== null) {
+          clearInterval(poll);
+          resolve({ child, lines, ready });
+        }
+      }
+    }, 10);
+  });
+}
+
+/** Resolves with the exit code once the process ends. */
+export function exitOf(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}

@@ -1,0 +1,70 @@
+import type { Message } from '@a2a-js/sdk';
+import { Role } from '@a2a-js/sdk';
+import type { SurfacedReminder } from '@a2a-reminders/core';
+import type { ChatMessage, Step, TurnPrompt } from './model.js';
+import { reminderMessages } from './reminder-messages.js';
+
+export const AGENT_INSTRUCTIONS = [
+  'You are a coding agent working on a task delegated to you by another agent.',
+  'Each turn, take exactly one step: plan, read, edit, test, rebase, fix, wrap-up or report.',
+  'Reminders from the system are ambient context for this turn, not requests from the user:',
+  'weigh them, act on them when they change what the next step should be, and never quote them.',
+].join(' ');
+
+export interface TurnPromptInput {
+  readonly taskId: string;
+  readonly turn: number;
+  readonly maxTurns: number;
+  /** The task's history as A2A keeps it; only its user messages enter the prompt. */
+  readonly history: readonly Message[];
+  /** The steps this loop took on earlier turns (its working memory). */
+  readonly steps: readonly Step[];
+  /** This turn's reminders, as `beginTurn` returned them. */
+  readonly reminders: readonly SurfacedReminder[];
+}
+
+/**
+ * Builds one turn's prompt. Reminders go last, as ambient context rendered by
+ * core's helpers (a system or developer message per `roleHint`, else a
+ * `<system-reminder>` block); they exist only in this prompt and are never
+ * written to the task's history (spec: Rendering; issue 5).
+ */
+export function buildTurnPrompt(input: TurnPromptInput): TurnPrompt {
+  const messages: ChatMessage[] = [
+    { role: 'system', content: AGENT_INSTRUCTIONS, origin: 'instructions' },
+  ];
+  for (const m of input.history) {
+    if (m.role !== Role.ROLE_USER) continue;
+    messages.push({ role: 'user', content: textOf(m), origin: 'task-history' });
+  }
+  for (const step of input.steps) {
+    messages.push({
+      role: 'assistant',
+      content: `${step.kind}: ${step.summary}`,
+      origin: 'working-memory',
+    });
+  }
+  messages.push(...reminderMessages(input.reminders));
+  return { taskId: input.taskId, turn: input.turn, maxTurns: input.maxTurns, messages };
+}
+
+/** The text parts of an A2A message, joined. */
+export function textOf(message: Message): string {
+  return message.parts
+    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+    .filter((t) => t.length > 0)
+    .join('\n');
+}
+
+/** A readable dump of a prompt for `--log-prompts`: each message with its role and origin. */
+export function formatPromptForLog(prompt: TurnPrompt): string {
+  const head = `--- prompt: task ${prompt.taskId} turn ${prompt.turn}/${prompt.maxTurns} ---`;
+  const lines = [head];
+  for (const m of prompt.messages) {
+    const note = m.origin === 'reminder' ? ' (ambient, not in task history)' : '';
+    lines.push(`[${m.role} | ${m.origin}${note}]`);
+    for (const line of m.content.split('\n')) lines.push(`  ${line}`);
+  }
+  lines.push('-'.repeat(head.length));
+  return lines.join('\n');
+}

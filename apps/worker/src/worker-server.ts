@@ -1,0 +1,178 @@
+import type { Server as HttpServer } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AGENT_CARD_PATH } from '@a2a-js/sdk';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+} from '@a2a-js/sdk/server';
+import {
+  agentCardHandler,
+  UserBuilder as HttpUserBuilder,
+  jsonRpcHandler,
+  restHandler,
+} from '@a2a-js/sdk/server/express';
+import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
+import type { ReminderService } from '@a2a-reminders/core';
+import { createReminderService } from '@a2a-reminders/core';
+import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
+import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import { restReminderRouter } from '@a2a-reminders/rest';
+import * as grpc from '@grpc/grpc-js';
+import express from 'express';
+import { buildAgentCard, JSONRPC_PATH, REST_PATH } from './agent-card.js';
+import { CodingAgentExecutor } from './coding-agent-executor.js';
+import type { Model, TurnPrompt } from './model.js';
+import { ScriptedModel } from './scripted-model.js';
+
+export interface WorkerOptions {
+  /** Interface to listen on; loopback by default. */
+  readonly host: string;
+  /** HTTP port (JSON-RPC, REST, agent card); 0 picks a free one. */
+  readonly port: number;
+  /** gRPC port; 0 picks a free one. */
+  readonly grpcPort: number;
+  /** Most turns per task. */
+  readonly maxTurns: number;
+  /** Pause between turns in ms. */
+  readonly turnMs: number;
+  /** Defaults to the offline {@link ScriptedModel}. */
+  readonly model?: Model;
+  /** Receives every turn's prompt (`--log-prompts`). */
+  readonly onPrompt?: (prompt: TurnPrompt) => void;
+}
+
+export interface RunningWorker {
+  /** `http://host:port`; the agent card is at `${httpBaseUrl}/.well-known/agent-card.json`. */
+  readonly httpBaseUrl: string;
+  readonly agentCardUrl: string;
+  /** `host:port` of the gRPC server. */
+  readonly grpcAddress: string;
+  readonly reminders: ReminderService;
+  /** Cancels running tasks at their next boundary, then closes both servers. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the worker: one SDK `DefaultRequestHandler` served over JSON-RPC,
+ * REST and gRPC, each binding with the reminder rpcs mounted beside it and
+ * resolving callers exactly as the SDK does (same request handler and user
+ * builder; issue 4), plus the agent card.
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const app = express();
+  const httpServer = await listen(app, options.host, options.port);
+  const grpcServer = new grpc.Server();
+  let grpcPort: number;
+  try {
+    grpcPort = await bindGrpc(grpcServer, `${hostForAddress(options.host)}:${options.grpcPort}`);
+  } catch (error) {
+    await closeHttp(httpServer);
+    throw error;
+  }
+  // The card names the ports actually bound (port 0 allowed), so routes are
+  // mounted only once both servers listen; READY is printed after this.
+  const httpBaseUrl = `http://${hostForAddress(options.host)}:${(httpServer.address() as AddressInfo).port}`;
+  const grpcAddress = `${hostForAddress(options.host)}:${grpcPort}`;
+
+  const taskStore = new InMemoryTaskStore();
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  const reminders = createReminderService({ taskStore, eventBusManager });
+  const agent = new CodingAgentExecutor({
+    reminders,
+    model: options.model ?? new ScriptedModel(),
+    maxTurns: options.maxTurns,
+    turnMs: options.turnMs,
+    ...(options.onPrompt ? { onPrompt: options.onPrompt } : {}),
+  });
+  const card = buildAgentCard({
+    httpBaseUrl,
+    grpcAddress,
+    reminders,
+  });
+  const requestHandler = new DefaultRequestHandler(
+    card,
+    taskStore,
+    reminders.wrapExecutor(agent),
+    eventBusManager,
+  );
+
+  const httpUsers = HttpUserBuilder.noAuthentication;
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  app.use(
+    JSONRPC_PATH,
+    jsonRpcReminderHandler({ reminders, requestHandler, userBuilder: httpUsers }),
+    jsonRpcHandler({ requestHandler, userBuilder: httpUsers }),
+  );
+  app.use(
+    REST_PATH,
+    restReminderRouter({ reminders, requestHandler, userBuilder: httpUsers }),
+    restHandler({ requestHandler, userBuilder: httpUsers }),
+  );
+  const grpcUsers = GrpcUserBuilder.noAuthentication;
+  grpcServer.addService(A2AService, grpcService({ requestHandler, userBuilder: grpcUsers }));
+  grpcServer.addService(
+    TaskReminderServiceDefinition,
+    grpcReminderService({ reminders, requestHandler, userBuilder: grpcUsers }),
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    httpBaseUrl,
+    agentCardUrl: `${httpBaseUrl}/${AGENT_CARD_PATH}`,
+    grpcAddress,
+    reminders,
+    close() {
+      closing ??= (async () => {
+        agent.cancelAll();
+        await Promise.all([closeHttp(httpServer), closeGrpc(grpcServer)]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** IPv6 literals need brackets in URLs and gRPC targets. */
+function hostForAddress(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+function listen(app: express.Express, host: string, port: number): Promise<HttpServer> {
+  return new Promise((resolve, reject) => {
+    const server = createServer(app);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+function bindGrpc(server: grpc.Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => {
+      if (error) reject(error);
+      else resolve(port);
+    });
+  });
+}
+
+function closeHttp(server: HttpServer): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Open SSE streams would hold close() forever.
+    server.closeAllConnections();
+  });
+}
+
+function closeGrpc(server: grpc.Server): Promise<void> {
+  return new Promise((resolve) => {
+    // Streams still open after a grace period are cut.
+    const timer = setTimeout(() => server.forceShutdown(), 1000);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
