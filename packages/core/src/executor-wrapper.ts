@@ -6,7 +6,7 @@ import type {
   ExecutionEventName,
   FinishedListener,
 } from '@a2a-js/sdk/server';
-import type { ForwardingBus } from './publisher.js';
+import type { ForwardingBus, PublishLane } from './publisher.js';
 import { isTerminalState } from './task-states.js';
 
 /** The terminal state an event announces, if it announces one. */
@@ -38,17 +38,18 @@ export interface EndingBusHooks {
  * The bus an executor wrapped by the service publishes on. A terminal event
  * waits until the task's reminders have ended and their events are published
  * (R27, R28); later events queue behind it, so the order the executor chose
- * is kept.
+ * is kept. Every EndingBus over one SDK bus shares one lane: an execution's
+ * drain then also waits for a terminal event its task's cancelTask is holding,
+ * so the SDK never closes the bus before that event is forwarded (R28).
  */
 export class EndingBus implements ForwardingBus {
-  private chain: Promise<void> = Promise.resolve();
-  private queued = 0;
   private started: boolean;
 
   /** `started` is true for a bus that does not begin an execution (cancelTask). */
   constructor(
     readonly inner: ExecutionEventBus,
     private readonly hooks: EndingBusHooks,
+    private readonly lane: PublishLane,
     started = false,
   ) {
     this.started = started;
@@ -61,7 +62,7 @@ export class EndingBus implements ForwardingBus {
 
   publish(event: AgentExecutionEvent): void {
     const terminal = terminalStateOf(event);
-    if (terminal === undefined && this.queued === 0) {
+    if (terminal === undefined && this.lane.queued === 0) {
       this.forward(event);
       return;
     }
@@ -82,13 +83,17 @@ export class EndingBus implements ForwardingBus {
   }
 
   finished(): void {
-    if (this.queued === 0) this.inner.finished();
+    if (this.lane.queued === 0) this.inner.finished();
     else this.enqueue(async () => this.inner.finished());
   }
 
-  /** Resolves when every queued event has been forwarded. */
-  drain(): Promise<void> {
-    return this.chain;
+  /** Resolves when every event queued on the lane, including ones queued meanwhile, is forwarded. */
+  async drain(): Promise<void> {
+    let chain: Promise<void>;
+    do {
+      chain = this.lane.chain;
+      await chain;
+    } while (chain !== this.lane.chain);
   }
 
   /** Marks the start of execution as done without a first event. */
@@ -134,14 +139,15 @@ export class EndingBus implements ForwardingBus {
   }
 
   private enqueue(step: () => Promise<void>): void {
-    this.queued += 1;
-    this.chain = this.chain
+    const lane = this.lane;
+    lane.queued += 1;
+    lane.chain = lane.chain
       .then(step)
       .catch((error: unknown) => {
         console.error('task reminders: forwarding an event failed', error);
       })
       .finally(() => {
-        this.queued -= 1;
+        lane.queued -= 1;
       });
   }
 }

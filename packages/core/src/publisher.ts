@@ -1,8 +1,22 @@
 import type { TaskStatus } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import type { AgentExecutionEvent, ExecutionEventBus } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { batchMetadata, eventBatch } from './events.js';
+import { isTerminalState } from './task-states.js';
+
+/** The serial queue every executor-wrapper bus over one SDK bus publishes through (R28). */
+export interface PublishLane {
+  chain: Promise<void>;
+  queued: number;
+}
+
+/** Reminder events held while the task is INPUT_REQUIRED (R30). */
+interface HeldEvents {
+  readonly taskId: string;
+  readonly events: TaskReminderEvent[];
+}
 
 /** What the service knows about one real (SDK) event bus. */
 export interface BusState {
@@ -17,6 +31,8 @@ export interface BusState {
   awaitingFirstEvent: number;
   /** Built when published, so a deferred status copy is current then (R31). */
   readonly deferred: Array<() => AgentExecutionEvent | undefined>;
+  readonly lane: PublishLane;
+  held: HeldEvents | undefined;
 }
 
 /** A bus that forwards to an SDK bus (the executor wrapper's bus). */
@@ -49,8 +65,15 @@ export class BusRegistry {
         contextId: undefined,
         awaitingFirstEvent: 0,
         deferred: [],
+        lane: { chain: Promise.resolve(), queued: 0 },
+        held: undefined,
       };
-      real.on('event', (event) => observe(s, event));
+      real.on('event', (event) => {
+        observe(s, event);
+        // R30: the task left INPUT_REQUIRED for a running state; deliver what
+        // was held, after this event has reached every listener.
+        if (s.held !== undefined && resumes(event)) queueMicrotask(() => this.flushHeld(real, s));
+      });
       this.states.set(real, s);
       state = s;
     }
@@ -100,6 +123,14 @@ export class BusRegistry {
     this.publish(bus, () => {
       const status = state.status ?? fallback.status;
       if (status === undefined) return undefined;
+      // R30: the SDK ends every stream (and the queue CancelTask reads) at an
+      // INPUT_REQUIRED status update, so a copy of that status would close
+      // them. Hold the events for the task's next status update instead.
+      if (status.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+        if (state.held === undefined) state.held = { taskId, events: [] };
+        state.held.events.push(...events);
+        return undefined;
+      }
       return AgentEvent.statusUpdate({
         taskId,
         contextId: state.contextId ?? fallback.contextId,
@@ -108,6 +139,38 @@ export class BusRegistry {
       });
     });
   }
+
+  /**
+   * R30: a terminal status update about to be forwarded carries the events
+   * held while the task was INPUT_REQUIRED (task-end fates included) in its
+   * own metadata, so subscribers see them before their stream closes.
+   */
+  attachHeld(bus: ExecutionEventBus, event: AgentExecutionEvent): AgentExecutionEvent {
+    const state = this.stateOf(bus);
+    const held = state.held;
+    if (held === undefined || event.kind !== 'statusUpdate') return event;
+    state.held = undefined;
+    return AgentEvent.statusUpdate({
+      ...event.data,
+      metadata: { ...event.data.metadata, ...batchMetadata(eventBatch(held.taskId, held.events)) },
+    });
+  }
+
+  private flushHeld(real: ExecutionEventBus, state: BusState): void {
+    const held = state.held;
+    if (held === undefined) return;
+    state.held = undefined;
+    this.publishBatch(real, held.taskId, { contextId: '', status: undefined }, held.events);
+  }
+}
+
+/** A task or status event that puts the task back in a running (non-interrupted, non-terminal) state. */
+function resumes(event: AgentExecutionEvent): boolean {
+  const state =
+    event.kind === 'task' || event.kind === 'statusUpdate' ? event.data.status?.state : undefined;
+  return (
+    state !== undefined && state !== TaskState.TASK_STATE_INPUT_REQUIRED && !isTerminalState(state)
+  );
 }
 
 function observe(state: BusState, event: AgentExecutionEvent): void {

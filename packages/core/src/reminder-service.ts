@@ -242,10 +242,12 @@ class DefaultReminderService implements ReminderService {
             return this.splitTerminalTask(key, scope, real, state, event.data, forward);
           }
           await this.endReminders(key, scope.taskId, state, first ? undefined : real, fallback);
-          return event;
+          // R30: fates held while the task was INPUT_REQUIRED ride on the terminal update.
+          return this.buses.attachHeld(real, event);
         },
         onFirstEvent: () => this.buses.firstEventDone(real),
       },
+      this.buses.stateOf(real).lane,
       started,
     );
   }
