@@ -1,0 +1,241 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AgentCard } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import type { ReminderLimits, ReminderService } from '@a2a-reminders/core';
+import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
+import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
+import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import { restReminderRouter } from '@a2a-reminders/rest';
+import * as grpc from '@grpc/grpc-js';
+import express from 'express';
+import { ControllableExecutor } from './test-executor.js';
+import { expressUserBuilder, grpcUserBuilder } from './users.js';
+import { WatchedTaskStore } from './watched-task-store.js';
+
+export type SdkBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+
+export interface StackOptions {
+  /** Overrides of the service's limits (R9, R17, R35). */
+  readonly limits?: Partial<ReminderLimits>;
+  /** Refuse anonymous callers (R5). */
+  readonly requireAuthentication?: boolean;
+  /** The bindings' request-body limit (W3); the packages' default when unset. */
+  readonly maxBodyBytes?: number;
+  /** The service's clock (R35). */
+  readonly now?: () => Date;
+}
+
+export interface SeenRequest {
+  /** The HTTP path or the gRPC method path. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** One agent: the SDK's stock server pieces with the reminder service mounted on every binding. */
+export interface Stack {
+  readonly card: AgentCard;
+  readonly reminders: ReminderService;
+  readonly taskStore: WatchedTaskStore;
+  readonly eventBusManager: DefaultExecutionEventBusManager;
+  readonly executor: ControllableExecutor;
+  /** `http://127.0.0.1:<port>`: the express server (agent card, JSON-RPC, REST). */
+  readonly httpUrl: string;
+  readonly jsonRpcUrl: string;
+  readonly restUrl: string;
+  /** `127.0.0.1:<port>`, for grpc-js clients. */
+  readonly grpcTarget: string;
+  /** `http://127.0.0.1:<port>`, for the Connect gRPC client. */
+  readonly grpcBaseUrl: string;
+  /** Request headers (lower-cased) of every HTTP request and gRPC call the servers received, in order. */
+  readonly seen: SeenRequest[];
+  /** A stock SDK client made by ClientFactory from the served agent card, on `binding`. */
+  sdkClient(binding: SdkBinding): Promise<Client>;
+  close(): Promise<void>;
+}
+
+function baseCard(): AgentCard {
+  return {
+    name: 'conformance agent',
+    description: 'a controllable agent for the task-reminders conformance suite',
+    version: '0.1.0',
+    provider: undefined,
+    // URLs are filled in once the servers listen; the SDK keeps this object by reference.
+    supportedInterfaces: [
+      { url: '', protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+      { url: '', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+      { url: '', protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' },
+    ],
+    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+    signatures: [],
+  };
+}
+
+/**
+ * Starts the stack every arm shares: DefaultRequestHandler over an
+ * InMemoryTaskStore and DefaultExecutionEventBusManager, a controllable
+ * executor wrapped by the reminder service, express on 127.0.0.1:0 with our
+ * JSON-RPC middleware and REST router mounted before the SDK's handlers, and
+ * a grpc.Server on 127.0.0.1:0 with A2AService and TaskReminderService.
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const taskStore = new WatchedTaskStore();
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  const reminders = createReminderService({
+    taskStore,
+    eventBusManager,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.requireAuthentication === undefined
+      ? {}
+      : { requireAuthentication: options.requireAuthentication }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  const card = withTaskReminders(baseCard(), reminders);
+  const executor = new ControllableExecutor();
+  const requestHandler = new DefaultRequestHandler(
+    card,
+    taskStore,
+    reminders.wrapExecutor(executor),
+    eventBusManager,
+  );
+  const bodyLimit =
+    options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes };
+
+  const seen: SeenRequest[] = [];
+  const app = express();
+  app.use((req, _res, next) => {
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(',') : value;
+    }
+    seen.push({ path: req.originalUrl, headers });
+    next();
+  });
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  const httpOptions = { requestHandler, userBuilder: expressUserBuilder };
+  app.use(
+    '/a2a/jsonrpc',
+    jsonRpcReminderHandler({ ...httpOptions, reminders, ...bodyLimit }),
+    jsonRpcHandler(httpOptions),
+  );
+  app.use(
+    '/a2a/rest',
+    restReminderRouter({ ...httpOptions, reminders, ...bodyLimit }),
+    restHandler(httpOptions),
+  );
+  const http = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    http.once('listening', resolve);
+    http.once('error', reject);
+  });
+  const httpUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+
+  const grpcServer = new grpc.Server();
+  const grpcOptions = {
+    requestHandler,
+    userBuilder: async (call: Parameters<typeof grpcUserBuilder>[0]) => {
+      const headers: Record<string, string> = {};
+      for (const [key, value] of Object.entries(call.metadata.getMap()))
+        headers[key] = String(value);
+      seen.push({ path: call.getPath(), headers });
+      return grpcUserBuilder(call);
+    },
+  };
+  grpcServer.addService(A2AService, grpcService(grpcOptions));
+  grpcServer.addService(
+    TaskReminderServiceDefinition,
+    grpcReminderService({ ...grpcOptions, reminders }),
+  );
+  let grpcPort: number;
+  try {
+    grpcPort = await new Promise<number>((resolve, reject) => {
+      grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) =>
+        error ? reject(error) : resolve(port),
+      );
+    });
+  } catch (error) {
+    await closeHttp(http);
+    throw error;
+  }
+  const grpcTarget = `127.0.0.1:${grpcPort}`;
+  const urls: Record<SdkBinding, string> = {
+    JSONRPC: `${httpUrl}/a2a/jsonrpc`,
+    'HTTP+JSON': `${httpUrl}/a2a/rest`,
+    GRPC: grpcTarget,
+  };
+  for (const entry of card.supportedInterfaces) {
+    entry.url = urls[entry.protocolBinding as SdkBinding];
+  }
+
+  const clients = new Map<SdkBinding, Promise<Client>>();
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [
+        new JsonRpcTransportFactory(),
+        new RestTransportFactory(),
+        new GrpcTransportFactory(),
+      ],
+    }),
+  );
+
+  return {
+    card,
+    reminders,
+    taskStore,
+    eventBusManager,
+    executor,
+    httpUrl,
+    jsonRpcUrl: urls.JSONRPC,
+    restUrl: urls['HTTP+JSON'],
+    grpcTarget,
+    grpcBaseUrl: `http://${grpcTarget}`,
+    seen,
+    sdkClient(binding) {
+      let client = clients.get(binding);
+      if (client === undefined) {
+        // The card is fetched from the served well-known path, as any stock client would.
+        const preferred = new ClientFactory(
+          ClientFactoryOptions.createFrom(factory.options, { preferredTransports: [binding] }),
+        );
+        client = preferred.createFromUrl(httpUrl);
+        clients.set(binding, client);
+      }
+      return client;
+    },
+    async close() {
+      executor.releaseAll();
+      for (const pending of clients.values()) {
+        const client = await pending.catch(() => undefined);
+        // The SDK's gRPC transport keeps its channel in `grpcClient` and has no close().
+        const channel = (client?.transport as { grpcClient?: { close(): void } } | undefined)
+          ?.grpcClient;
+        channel?.close();
+      }
+      grpcServer.forceShutdown();
+      await closeHttp(http);
+    },
+  };
+}
+
+function closeHttp(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.closeAllConnections();
+    server.close((error) => (error ? reject(error) : resolve()));
+  });
+}

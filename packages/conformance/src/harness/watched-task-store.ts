@@ -1,0 +1,36 @@
+import type { Task, TaskState } from '@a2a-js/sdk';
+import type { ServerCallContext } from '@a2a-js/sdk/server';
+import { InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { within } from './wait.js';
+
+/**
+ * The SDK's in-memory TaskStore that tells waiters when a task is saved, so a
+ * case waits for the SDK to persist a state it drove instead of sleeping.
+ */
+export class WatchedTaskStore extends InMemoryTaskStore {
+  private readonly states = new Map<string, TaskState | undefined>();
+  private readonly waiters = new Set<() => void>();
+
+  override async save(task: Task, context: ServerCallContext): Promise<void> {
+    await super.save(task, context);
+    this.states.set(task.id, task.status?.state);
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  /** Resolves once the latest save of `taskId` has `state`. */
+  async waitForState(taskId: string, state: TaskState): Promise<void> {
+    if (this.states.get(taskId) === state) return;
+    let wake: (() => void) | undefined;
+    const reached = new Promise<void>((resolve) => {
+      wake = () => {
+        if (this.states.get(taskId) === state) resolve();
+      };
+      this.waiters.add(wake);
+    });
+    try {
+      await within(reached, `task ${taskId} to be saved in state ${state}`);
+    } finally {
+      if (wake !== undefined) this.waiters.delete(wake);
+    }
+  }
+}

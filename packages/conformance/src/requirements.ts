@@ -1,0 +1,342 @@
+import type { Arm } from './harness/arms.js';
+
+/** A requirement an arm is declared to fail, with the reason; it runs as `test.fails`. */
+export interface KnownFailure {
+  readonly arm: Arm;
+  /** The verification variant that fails (see `verifies` options); the main one when absent. */
+  readonly variant?: string;
+  readonly reason: string;
+}
+
+/** One verifiable rule: pure data, cited by scenario files through `verifies(id, …)`. */
+export interface Requirement {
+  /** The rule cited: an R-number of docs/extension-spec.md, or a wire rule of issue 4. */
+  readonly rule: string;
+  /** Where the rule is written. */
+  readonly source: string;
+  /** One sentence of observable behavior. */
+  readonly behavior: string;
+  /** Arms the requirement applies to (all four when absent), with why. */
+  readonly arms?: readonly Arm[];
+  readonly armsNote?: string;
+  readonly knownFailures?: readonly KnownFailure[];
+}
+
+const spec = (rule: string) => `docs/extension-spec.md#${rule.toLowerCase()}`;
+const WIRE_ARMS: readonly Arm[] = ['jsonrpc', 'rest', 'grpc'];
+const WIRE_NOTE = 'A wire-format rule: the direct arm has no wire.';
+
+/**
+ * The requirements manifest: one entry per numbered rule of
+ * docs/extension-spec.md (R1–R40) and one per wire rule of issue 4 (W1–W10).
+ */
+export const requirements = {
+  'R1-extension-uri': {
+    rule: 'R1',
+    source: spec('R1'),
+    behavior:
+      'the extension URI keys the reminder metadata of status updates and extension error reasons use domain a2a-reminders.dev',
+  },
+  'R2-agent-card': {
+    rule: 'R2',
+    source: spec('R2'),
+    behavior:
+      'the served agent card lists the extension with required:false and params listing the limits, defaultTtlTurns, accepted states and events',
+  },
+  'R3-activation': {
+    rule: 'R3',
+    source: spec('R3'),
+    behavior:
+      'a request without the URI in A2A-Extensions is refused with EXTENSION_NOT_ACTIVATED; an activated one succeeds',
+  },
+  'R4-protocol-version': {
+    rule: 'R4',
+    source: spec('R4'),
+    behavior:
+      'an absent A2A-Version (0.3) or an unserved one is refused with VERSION_NOT_SUPPORTED; 1.0 is served',
+  },
+  'R5-authentication-and-order': {
+    rule: 'R5',
+    source: spec('R5'),
+    behavior:
+      'with authentication required an anonymous caller gets UNAUTHENTICATED before activation, validation and lookup are checked, and the checks report the first failure in order',
+  },
+  'R6-operations': {
+    rule: 'R6',
+    source: spec('R6'),
+    behavior:
+      'the three rpcs InjectTaskReminder, ListTaskReminders and CancelTaskReminder are served next to A2A on the same endpoints and answer with their response messages',
+  },
+  'R7-scoping': {
+    rule: 'R7',
+    source: spec('R7'),
+    behavior:
+      "a task of another user or tenant is TASK_NOT_FOUND with the same message and metadata as a missing task, while its owner's calls succeed",
+  },
+  'R8-validation-reporting': {
+    rule: 'R8',
+    source: spec('R8'),
+    behavior:
+      'every violation is reported at once as INVALID_ARGUMENT with ProtoJSON field paths, before the task lookup',
+  },
+  'R9-field-rules': {
+    rule: 'R9',
+    source: spec('R9'),
+    behavior:
+      'each field rule and limit is enforced without clamping, limits are service options, and records carry the effective ttlTurns',
+  },
+  'R10-running-tasks-accept': {
+    rule: 'R10',
+    source: spec('R10'),
+    behavior:
+      'a WORKING task accepts a reminder, answering PENDING with taskState TASK_STATE_WORKING',
+  },
+  'R11-interrupted-tasks-hold': {
+    rule: 'R11',
+    source: spec('R11'),
+    behavior:
+      'INPUT_REQUIRED and AUTH_REQUIRED tasks accept reminders and hold them PENDING until turns run again',
+  },
+  'R12-terminal-tasks-refuse': {
+    rule: 'R12',
+    source: spec('R12'),
+    behavior:
+      'COMPLETED, FAILED, CANCELED and REJECTED tasks refuse with TASK_TERMINAL carrying taskId and taskState',
+  },
+  'R13-idempotent-resend': {
+    rule: 'R13',
+    source: spec('R13'),
+    behavior:
+      'an identical re-send returns the original response and changes nothing, also after the reminder surfaced and after the task ended',
+  },
+  'R14-id-conflict': {
+    rule: 'R14',
+    source: spec('R14'),
+    behavior:
+      'the same id with different content is REMINDER_ID_CONFLICT with a violation on reminder.id',
+  },
+  'R15-dedupe': {
+    rule: 'R15',
+    source: spec('R15'),
+    behavior:
+      'a reminder with a dedupeKey displaces every live reminder with that key, leaving one live per key; an empty key displaces nothing',
+  },
+  'R16-displacement-reported': {
+    rule: 'R16',
+    source: spec('R16'),
+    behavior:
+      'the response lists displaced ids, each becomes DISPLACED naming its successor, and one batch of displaced events is streamed',
+  },
+  'R17-quota': {
+    rule: 'R17',
+    source: spec('R17'),
+    behavior:
+      'beyond maxLiveRemindersPerTask an inject is REMINDER_QUOTA_EXCEEDED and nothing is evicted, while a displacing inject and final reminders do not count',
+  },
+  'R18-states': {
+    rule: 'R18',
+    source: spec('R18'),
+    behavior:
+      'every reminder ends in exactly one final state, announced by exactly one event, and final states never change',
+  },
+  'R19-turn-boundaries': {
+    rule: 'R19',
+    source: spec('R19'),
+    behavior:
+      'each boundary increments the 1-based turn and returns live reminders in acceptance order; injects concurrent with a boundary land in exactly one turn',
+  },
+  'R20-surfacing': {
+    rule: 'R20',
+    source: spec('R20'),
+    behavior: 'a reminder is surfaced on ttlTurns consecutive turns starting at the next boundary',
+  },
+  'R21-emitted': {
+    rule: 'R21',
+    source: spec('R21'),
+    behavior: 'the first surfacing streams emitted with the turn and the turns remaining after it',
+  },
+  'R22-expired': {
+    rule: 'R22',
+    source: spec('R22'),
+    behavior:
+      'after its last turn a reminder becomes EXPIRED at the next boundary with lastTurn, turnsSurfaced and taskEnded false',
+  },
+  'R23-cancel-live': {
+    rule: 'R23',
+    source: spec('R23'),
+    behavior:
+      'cancelling a live reminder makes it CANCELLED, streams cancelled with turnsSurfaced, and it is never surfaced again',
+  },
+  'R24-cancel-cancelled': {
+    rule: 'R24',
+    source: spec('R24'),
+    behavior: 'cancelling a CANCELLED reminder returns its record unchanged and streams nothing',
+  },
+  'R25-cancel-not-live': {
+    rule: 'R25',
+    source: spec('R25'),
+    behavior:
+      'cancelling an EXPIRED, DISPLACED or DROPPED reminder is REMINDER_NOT_LIVE with taskId, reminderId and reminderState',
+  },
+  'R26-cancel-unknown': {
+    rule: 'R26',
+    source: spec('R26'),
+    behavior:
+      'cancelling an id the task does not have is REMINDER_NOT_FOUND with taskId and reminderId',
+  },
+  'R27-task-end': {
+    rule: 'R27',
+    source: spec('R27'),
+    behavior:
+      'at task end pending reminders are DROPPED with the terminal state and surfaced ones EXPIRED with taskEnded, streamed before the terminal status update',
+  },
+  'R28-executor-wrapper': {
+    rule: 'R28',
+    source: spec('R28'),
+    behavior:
+      'terminal events from execute and from cancelTask (a stock CancelTask) wait for the reminders to end, so the fates precede the terminal status on the stream',
+  },
+  'R29-reconciliation': {
+    rule: 'R29',
+    source: spec('R29'),
+    behavior: 'a task stored terminal while its reminders are live has them ended at the next rpc',
+  },
+  'R30-status-updates': {
+    rule: 'R30',
+    source: spec('R30'),
+    behavior:
+      'each batch travels as one status update copying the current status without a message, its batch under the extension URI in metadata',
+  },
+  'R31-no-reverted-states': {
+    rule: 'R31',
+    source: spec('R31'),
+    behavior:
+      'a reminder status update copies the latest published state, never reverting a newer one',
+  },
+  'R32-no-stream': {
+    rule: 'R32',
+    source: spec('R32'),
+    behavior:
+      'when no event stream is open the effects are recorded and listable though nothing is streamed',
+  },
+  'R33-forward-compatibility': {
+    rule: 'R33',
+    source: spec('R33'),
+    behavior:
+      'readers of stream items ignore unknown fields, unknown event members and status updates without reminder metadata',
+  },
+  'R34-listing': {
+    rule: 'R34',
+    source: spec('R34'),
+    behavior:
+      'ListTaskReminders returns every record in acceptance order with state, times, firstTurn, turnsRemaining and displacedBy',
+  },
+  'R35-retention': {
+    rule: 'R35',
+    source: spec('R35'),
+    behavior: 'records stay listable for retentionMs after the task ended and are gone afterwards',
+  },
+  'R36-text-blocks': {
+    rule: 'R36',
+    source: spec('R36'),
+    behavior:
+      'a surfaced reminder renders as a system-reminder block naming its source, with framing tags in body and source neutralized',
+  },
+  'R37-chat-roles': {
+    rule: 'R37',
+    source: spec('R37'),
+    behavior:
+      'chat rendering honors roleHint where the runtime has the role, falls back to system then developer, and never uses the user role',
+  },
+  'R38-ephemeral': {
+    rule: 'R38',
+    source: spec('R38'),
+    behavior: "reminder bodies never enter the task's history",
+  },
+  'R39-error-table': {
+    rule: 'R39',
+    source: spec('R39'),
+    behavior:
+      "each error code has its binding's JSON-RPC code, gRPC status or HTTP status exactly as the table gives",
+    arms: WIRE_ARMS,
+    armsNote: WIRE_NOTE,
+  },
+  'R40-error-details': {
+    rule: 'R40',
+    source: spec('R40'),
+    behavior:
+      'errors carry the A2A ErrorInfo, then the extension ErrorInfo, then BadRequest, and clients rebuild the same typed error',
+  },
+  'W1-jsonrpc-method-names': {
+    rule: 'W1',
+    source: spec('W1'),
+    behavior:
+      "JSON-RPC method names are the descriptor's rpc names and every other method passes through to the SDK untouched",
+    arms: ['jsonrpc'],
+    armsNote: 'Only the JSON-RPC binding has method names.',
+  },
+  'W2-rest-routes': {
+    rule: 'W2',
+    source: spec('W2'),
+    behavior:
+      "REST routes and their /{tenant} forms are the descriptor's google.api.http rules, and the tenant comes from the path",
+    arms: ['rest'],
+    armsNote: 'Only the REST binding has routes.',
+  },
+  'W3-bad-input-envelopes': {
+    rule: 'W3',
+    source: spec('W3'),
+    behavior:
+      "malformed JSON, an oversized body, a wrong content type and undecodable bytes each get the binding's standard error and the server keeps serving",
+    arms: WIRE_ARMS,
+    armsNote: `${WIRE_NOTE} gRPC has no JSON or content type to get wrong; it is checked with undecodable bytes.`,
+  },
+  'W4-events-on-every-stream': {
+    rule: 'W4',
+    source: spec('W4'),
+    behavior:
+      'reminder events reach every open SubscribeToTask and SendStreamingMessage stream of the task as status updates',
+  },
+  'W5-stock-client-unaffected': {
+    rule: 'W5',
+    source: spec('W5'),
+    behavior:
+      'a stock SDK client that knows nothing of reminders keeps working: GetTask, CancelTask, streams and follow-up messages behave as without the extension',
+  },
+  'W6-client-headers': {
+    rule: 'W6',
+    source: spec('W6'),
+    behavior:
+      'our clients send A2A-Version 1.0 and the extension in A2A-Extensions by themselves, plus the configured and per-call headers',
+    arms: WIRE_ARMS,
+    armsNote:
+      'Observed on the server side of a wire; the direct arm builds the same headers in process.',
+  },
+  'W7-caller-resolution': {
+    rule: 'W7',
+    source: spec('W7'),
+    behavior:
+      "the caller resolves exactly as the SDK's on the binding: the user builder's user and the request's tenant scope the task, so reminders reach only tasks the caller can GetTask",
+  },
+  'W8-transport-equivalence': {
+    rule: 'W8',
+    source: spec('W8'),
+    behavior:
+      'one script of injects, cancels, turns and task end gives the same responses, error codes and event sequences on every arm as on direct',
+  },
+  'W9-client-options': {
+    rule: 'W9',
+    source: spec('W9'),
+    behavior: 'every client takes an abort signal that rejects the call and leaves nothing changed',
+  },
+  'W10-cross-stack': {
+    rule: 'W10',
+    source: spec('W10'),
+    behavior:
+      'a stock SDK client on each of the three bindings sees the events of reminders injected over this arm; our Connect client talks to the grpc-js server on the grpc arm (the Python gRPC client is covered by packages/grpc/src/python-interop.test.ts)',
+  },
+} as const satisfies Record<string, Requirement>;
+
+export type RequirementId = keyof typeof requirements;
+
+export const requirementIds = Object.keys(requirements) as RequirementId[];

@@ -1,0 +1,129 @@
+import { ReminderState } from '@a2a-reminders/proto';
+import { expect } from 'vitest';
+import { eventSummary, kinds, recordSummary, reminderError } from '../harness/observe.js';
+import { verifies } from '../harness/verifies.js';
+
+verifies('R13-idempotent-resend', async ({ wire }) => {
+  const taskId = await wire.tasks.create();
+  const watch = await wire.tasks.subscribe(taskId);
+  const reminder = { id: 'r1', body: 'same', metadata: { a: 1, b: { c: 'd' } } };
+  const first = await wire.client.injectTaskReminder({ taskId, reminder });
+  const resent = await wire.client.injectTaskReminder({
+    taskId,
+    // Effective ttlTurns and metadata key order do not make it different.
+    reminder: { ...reminder, ttlTurns: 1, metadata: { b: { c: 'd' }, a: 1 } },
+  });
+  expect(recordSummary(resent.record)).toEqual(recordSummary(first.record));
+  expect(resent.record?.createTime).toEqual(first.record?.createTime);
+  await wire.tasks.turn(taskId);
+  await watch.untilEvents(1);
+  // After it surfaced, and after the task ended, the original response still comes back.
+  const later = await wire.client.injectTaskReminder({ taskId, reminder });
+  expect(recordSummary(later.record)).toEqual(recordSummary(first.record));
+  await wire.tasks.end(taskId, 'COMPLETED');
+  await watch.untilEnded();
+  const afterEnd = await wire.client.injectTaskReminder({ taskId, reminder });
+  expect(recordSummary(afterEnd.record)).toEqual(recordSummary(first.record));
+  expect(afterEnd.taskState).toBe(first.taskState);
+  // Only the reminder's own events: the re-sends emitted nothing.
+  expect(kinds(watch.events())).toEqual(['emitted:r1', 'expired:r1']);
+  expect((await wire.client.listTaskReminders({ taskId })).reminders).toHaveLength(1);
+});
+
+verifies('R14-id-conflict', async ({ wire }) => {
+  const taskId = await wire.tasks.create();
+  const original = await wire.client.injectTaskReminder({
+    taskId,
+    reminder: { id: 'r1', body: 'one' },
+  });
+  const changes = [
+    { body: 'two' },
+    { ttlTurns: 2 },
+    { dedupeKey: 'k' },
+    { source: 's' },
+    { roleHint: 'system' },
+    { metadata: { x: 1 } },
+  ];
+  for (const change of changes) {
+    const error = await reminderError(
+      wire.client.injectTaskReminder({ taskId, reminder: { id: 'r1', body: 'one', ...change } }),
+      'REMINDER_ID_CONFLICT',
+    );
+    expect(error.fieldViolations.map((v) => v.field)).toEqual(['reminder.id']);
+    expect(error.metadata).toEqual({ taskId, reminderId: 'r1' });
+  }
+  const listed = await wire.client.listTaskReminders({ taskId });
+  expect(listed.reminders.map(recordSummary)).toEqual([recordSummary(original.record)]);
+});
+
+verifies('R15-dedupe', async ({ wire }) => {
+  const taskId = await wire.tasks.create();
+  const inject = (id: string, dedupeKey: string) =>
+    wire.client.injectTaskReminder({ taskId, reminder: { id, body: id, dedupeKey, ttlTurns: 3 } });
+  await inject('a1', 'cost');
+  await inject('b1', 'other');
+  await inject('n1', '');
+  await wire.tasks.turn(taskId); // a1, b1 and n1 become ACTIVE: still live
+  await inject('n2', '');
+  const a2 = await inject('a2', 'cost');
+  expect(a2.displacedReminderIds).toEqual(['a1']);
+  const a3 = await inject('a3', 'cost');
+  expect(a3.displacedReminderIds).toEqual(['a2']);
+  const live = (await wire.client.listTaskReminders({ taskId })).reminders.filter(
+    (r) => r.state === ReminderState.PENDING || r.state === ReminderState.ACTIVE,
+  );
+  expect(live.map((r) => r.reminder?.id)).toEqual(['b1', 'n1', 'n2', 'a3']);
+  const turn = await wire.tasks.turn(taskId);
+  expect(turn.reminders.map((r) => r.id)).toEqual(['b1', 'n1', 'n2', 'a3']);
+});
+
+verifies('R16-displacement-reported', async ({ wire }) => {
+  const taskId = await wire.tasks.create();
+  const watch = await wire.tasks.subscribe(taskId);
+  await wire.client.injectTaskReminder({
+    taskId,
+    reminder: { id: 'old', body: 'v1', dedupeKey: 'k' },
+  });
+  const next = await wire.client.injectTaskReminder({
+    taskId,
+    reminder: { id: 'new', body: 'v2', dedupeKey: 'k' },
+  });
+  expect(next.displacedReminderIds).toEqual(['old']);
+  await watch.untilEvents(1);
+  expect(watch.batches().map((b) => b.map(eventSummary))).toEqual([
+    ['displaced:old#k {"displacedBy":"new"}'],
+  ]);
+  const old = (await wire.client.listTaskReminders({ taskId })).reminders[0];
+  expect(old?.state).toBe(ReminderState.DISPLACED);
+  expect(old?.displacedBy).toBe('new');
+});
+
+verifies(
+  'R17-quota',
+  async ({ wire }) => {
+    const taskId = await wire.tasks.create();
+    const inject = (id: string, dedupeKey = '') =>
+      wire.client.injectTaskReminder({ taskId, reminder: { id, body: id, dedupeKey } });
+    await inject('r1', 'k');
+    await inject('r2');
+    const error = await reminderError(inject('r3'), 'REMINDER_QUOTA_EXCEEDED');
+    expect(error.metadata).toEqual({ taskId, limit: '2' });
+    // Nothing was evicted.
+    const ids = async () =>
+      (await wire.client.listTaskReminders({ taskId })).reminders.map((r) => [
+        r.reminder?.id,
+        r.state,
+      ]);
+    expect(await ids()).toEqual([
+      ['r1', ReminderState.PENDING],
+      ['r2', ReminderState.PENDING],
+    ]);
+    // A reminder the new one displaces does not count.
+    expect((await inject('r1b', 'k')).displacedReminderIds).toEqual(['r1']);
+    // Final reminders do not count either.
+    await wire.client.cancelTaskReminder({ taskId, reminderId: 'r2' });
+    await inject('r4');
+    expect((await ids()).length).toBe(4);
+  },
+  { stack: { limits: { maxLiveRemindersPerTask: 2 } } },
+);
