@@ -1,0 +1,166 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Issue 5: every command in the root README is run by a test. The quick-start
+// commands `npm ci` and `npm test` are what .ci/run runs; everything else runs
+// here, exactly as written, against a worker started with the README's own
+// command. The only edit is the worker's ports: 0 instead of 8080/50051, and
+// the real address substituted back into the later commands.
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const README = readFileSync(`${ROOT}README.md`, 'utf8');
+const SEPARATOR = '@@README-BLOCK-END@@';
+
+/** The README's shell code blocks, in order. */
+const blocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1] ?? '').trim());
+
+const PROPOSAL_REMINDER = {
+  id: 'reminder-1',
+  body: 'Upstream dependency PR landed; rebase before the next tool call.',
+  dedupeKey: 'upstream:pr-1234',
+  ttlTurns: 2,
+  roleHint: 'system',
+  source: 'coordinator-agent',
+};
+
+function blockStartingWith(prefix: string): string {
+  const block = blocks.find((b) => b.startsWith(prefix));
+  if (block === undefined) throw new Error(`README has no sh block starting with ${prefix}`);
+  return block;
+}
+
+describe('the README quick start', () => {
+  it('has the two commands, and CI runs the install and test halves of them', () => {
+    expect(blocks).toContain('npm ci && npm run demo');
+    expect(blocks).toContain('npm ci && npm test');
+    const ci = readFileSync(`${ROOT}.ci/run`, 'utf8');
+    expect(ci).toMatch(/^npm ci\b/m);
+    expect(ci).toMatch(/^npm test\b/m);
+  });
+
+  it('npm run demo exits 0 with every reminder at its expected fate on each binding', async () => {
+    const { stdout } = await run('npm', ['run', '-s', 'demo'], {
+      cwd: ROOT,
+      timeout: 170_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    for (const binding of ['jsonrpc', 'rest', 'grpc']) {
+      expect(stdout).toContain(`-- summary over ${binding}:`);
+    }
+    expect(stdout).toContain('every reminder reached its expected fate');
+  }, 180_000);
+});
+
+describe('the README wire examples', () => {
+  let worker: ChildProcess | undefined;
+  let httpAddress = '';
+  const outputs: string[] = [];
+
+  beforeAll(async () => {
+    const start = blockStartingWith('npm run worker');
+    const command = start
+      .replace('--port 8080', '--port 0')
+      .replace('--grpc-port 50051', '--grpc-port 0');
+    expect(command).not.toBe(start);
+    worker = spawn('bash', ['-c', command], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    httpAddress = await readyAddress(worker);
+
+    const examples = blocks.slice(blocks.indexOf(start) + 1);
+    const script = [
+      'set -euo pipefail',
+      ...examples.flatMap((b) => [
+        b.replaceAll('127.0.0.1:8080', httpAddress),
+        `echo; echo ${SEPARATOR}`,
+      ]),
+      'echo "TASK_ID=$TASK_ID"',
+    ].join('\n');
+    const { stdout } = await run('bash', ['-c', script], { cwd: ROOT, timeout: 120_000 });
+    outputs.push(...stdout.split(`${SEPARATOR}\n`).map((o) => o.trim()));
+  }, 150_000);
+
+  afterAll(async () => {
+    if (worker?.pid !== undefined && worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker?.once('exit', resolve));
+      process.kill(-worker.pid, 'SIGTERM');
+      await exited;
+    }
+  });
+
+  const json = (i: number) => JSON.parse(outputs[i] ?? 'null');
+
+  it('creates a task with a stock SendMessage and keeps its id', () => {
+    expect(outputs[0]).toBe('');
+    expect(outputs.at(-1)).toMatch(/^TASK_ID=[0-9a-f-]{36}$/);
+  });
+
+  it("injects the proposal's exact reminder over JSON-RPC", () => {
+    const result = json(1).result;
+    expect(result.record.reminder).toEqual(PROPOSAL_REMINDER);
+    expect(result.record.state).toBe('REMINDER_STATE_PENDING');
+    expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(result.taskState);
+  });
+
+  it('injects over REST and displaces reminder-1 through the shared dedupeKey', () => {
+    const response = json(2);
+    expect(response.record.reminder).toEqual({ ...PROPOSAL_REMINDER, id: 'reminder-2' });
+    expect(response.displacedReminderIds).toEqual(['reminder-1']);
+  });
+
+  it('injects over gRPC through the coordinator, displacing reminder-2', () => {
+    expect(outputs[3]).toMatch(/^reminder-3\s/);
+    expect(outputs[3]).toContain('displaced: reminder-2');
+  });
+
+  it("lists every reminder's fate", () => {
+    const reminders = json(4).reminders as Array<Record<string, unknown>>;
+    expect(reminders.map((r) => (r.reminder as { id: string }).id)).toEqual([
+      'reminder-1',
+      'reminder-2',
+      'reminder-3',
+    ]);
+    expect(reminders.slice(0, 2).map((r) => [r.state, r.displacedBy])).toEqual([
+      ['REMINDER_STATE_DISPLACED', 'reminder-2'],
+      ['REMINDER_STATE_DISPLACED', 'reminder-3'],
+    ]);
+    expect(['REMINDER_STATE_PENDING', 'REMINDER_STATE_ACTIVE']).toContain(reminders[2]?.state);
+  });
+
+  it('answers a bad reminder with a google.rpc.Status listing each field', () => {
+    const { error } = json(5);
+    expect([error.code, error.status]).toEqual([400, 'INVALID_ARGUMENT']);
+    const badRequest = (error.details as Array<Record<string, unknown>>).find(
+      (d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
+    ) as { fieldViolations: Array<{ field: string }> };
+    expect(badRequest.fieldViolations.map((v) => v.field)).toEqual([
+      'reminder.id',
+      'reminder.body',
+      'reminder.ttlTurns',
+    ]);
+  });
+});
+
+/** Resolves with `host:port` of the worker's HTTP server once it prints READY. */
+function readyAddress(child: ChildProcess): Promise<string> {
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no READY line within 60 s')), 60_000);
+    child.once('exit', (code) => reject(new Error(`the worker exited with ${code} before READY`)));
+    lines.on('line', (line) => {
+      const ready = /^READY http=http:\/\/(\S+) grpc=\S+$/.exec(line);
+      if (ready?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(ready[1]);
+      }
+    });
+  });
+}
