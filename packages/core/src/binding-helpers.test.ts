@@ -71,7 +71,7 @@ describe('dispatch by the rpc local name', () => {
     expect(seen).toEqual(['t9']);
   });
 
-  it('reports a handler that lacks the method as INTERNAL', async () => {
+  it('reports a handler that lacks the method as UNIMPLEMENTED', async () => {
     const rpc = findReminderRpc('InjectTaskReminder');
     if (rpc === undefined) throw new Error('rpc missing');
     const call = callReminderRpc(
@@ -80,6 +80,6 @@ describe('dispatch by the rpc local name', () => {
       create(ListTaskRemindersRequestSchema),
       new ServerCallContext(),
     );
-    await expect(call).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(call).rejects.toMatchObject({ code: 'UNIMPLEMENTED' });
   });
 });

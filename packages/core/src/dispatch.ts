@@ -20,7 +20,7 @@ export async function callReminderRpc(
     rpc.method.localName
   ];
   if (typeof method !== 'function') {
-    throw new ReminderError('INTERNAL', `the reminder service does not implement ${rpc.name}`);
+    throw new ReminderError('UNIMPLEMENTED', `the reminder service does not implement ${rpc.name}`);
   }
   return method.call(handler, request, context);
 }

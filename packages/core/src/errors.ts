@@ -32,6 +32,11 @@ export type ReminderErrorCode =
   | 'VERSION_NOT_SUPPORTED'
   /** The service requires an authenticated caller and this one is not. */
   | 'UNAUTHENTICATED'
+  /**
+   * The server does not serve this rpc: an agent without the extension (what
+   * a client sees from a stock A2A server), or a handler that lacks the rpc.
+   */
+  | 'UNIMPLEMENTED'
   /** A bug or an unavailable dependency on the server side. */
   | 'INTERNAL';
 
@@ -47,6 +52,7 @@ export const reminderErrorCodes: readonly ReminderErrorCode[] = [
   'EXTENSION_NOT_ACTIVATED',
   'VERSION_NOT_SUPPORTED',
   'UNAUTHENTICATED',
+  'UNIMPLEMENTED',
   'INTERNAL',
 ];
 
@@ -66,6 +72,7 @@ export const a2aReasonOf = {
   EXTENSION_NOT_ACTIVATED: 'EXTENSION_SUPPORT_REQUIRED',
   VERSION_NOT_SUPPORTED: 'VERSION_NOT_SUPPORTED',
   UNAUTHENTICATED: undefined,
+  UNIMPLEMENTED: undefined,
   INTERNAL: undefined,
 } as const satisfies Record<ReminderErrorCode, string | undefined>;
 
@@ -85,6 +92,7 @@ const extensionReason = {
   EXTENSION_NOT_ACTIVATED: false,
   VERSION_NOT_SUPPORTED: false,
   UNAUTHENTICATED: true,
+  UNIMPLEMENTED: true,
   INTERNAL: false,
 } as const satisfies Record<ReminderErrorCode, boolean>;
 

@@ -1,3 +1,4 @@
+import { A2AService } from '@a2a-js/sdk/server/grpc';
 import type { ReminderErrorCode } from '@a2a-reminders/core';
 import {
   createReminderService,
@@ -8,6 +9,7 @@ import {
 import { ErrorInfoSchema, ReminderState } from '@a2a-reminders/proto';
 import { isMessage } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reminderErrorFromConnectError } from './connect-error-to-reminder-error.js';
 import type { GrpcReminderClient } from './grpc-reminder-client.js';
@@ -206,6 +208,25 @@ describe('reminderErrorFromConnectError', () => {
     });
     const quota = reminderErrorFromConnectError(new ConnectError('full', Code.ResourceExhausted));
     expect(quota.code).toBe('REMINDER_QUOTA_EXCEEDED');
+  });
+
+  it('gets UNIMPLEMENTED from a grpc-js server that serves only the SDK A2AService', async () => {
+    const stock = new grpc.Server();
+    stock.addService(A2AService, {});
+    const port = await new Promise<number>((resolve, reject) =>
+      stock.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) =>
+        e === null ? resolve(p) : reject(e),
+      ),
+    );
+    const stockClient = createGrpcReminderClient({ baseUrl: `http://127.0.0.1:${port}` });
+    try {
+      const error = await rejection(stockClient.listTaskReminders({ taskId: 't' }));
+      expect(error).toBeInstanceOf(ReminderError);
+      expect((error as ReminderError).code).toBe('UNIMPLEMENTED');
+    } finally {
+      stockClient.close();
+      stock.forceShutdown();
+    }
   });
 
   it('makes a transport failure INTERNAL and keeps it as the cause', () => {

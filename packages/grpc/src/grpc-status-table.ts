@@ -18,6 +18,7 @@ export const grpcStatusOf = {
   EXTENSION_NOT_ACTIVATED: status.FAILED_PRECONDITION,
   VERSION_NOT_SUPPORTED: status.FAILED_PRECONDITION,
   UNAUTHENTICATED: status.UNAUTHENTICATED,
+  UNIMPLEMENTED: status.UNIMPLEMENTED,
   INTERNAL: status.INTERNAL,
 } as const satisfies Record<ReminderErrorCode, status>;
 

@@ -25,6 +25,7 @@ const expected: Record<ReminderErrorCode, [number, number]> = {
   EXTENSION_NOT_ACTIVATED: [-32008, 200],
   VERSION_NOT_SUPPORTED: [-32009, 200],
   UNAUTHENTICATED: [-32000, 401],
+  UNIMPLEMENTED: [-32601, 200],
   INTERNAL: [-32603, 500],
 };
 
@@ -92,6 +93,7 @@ describe('codeOfJsonRpcError (responses without ErrorInfo)', () => {
     [-32008, 200, 'EXTENSION_NOT_ACTIVATED'],
     [-32009, 200, 'VERSION_NOT_SUPPORTED'],
     [-32000, 401, 'UNAUTHENTICATED'],
+    [-32601, 200, 'UNIMPLEMENTED'],
     [-32000, 200, 'INTERNAL'],
     [-32603, 500, 'INTERNAL'],
     [-32099, 200, 'INTERNAL'],

@@ -25,6 +25,7 @@ export const jsonRpcErrorTable = {
   EXTENSION_NOT_ACTIVATED: { code: -32008, httpStatus: 200 },
   VERSION_NOT_SUPPORTED: { code: -32009, httpStatus: 200 },
   UNAUTHENTICATED: { code: -32000, httpStatus: 401 },
+  UNIMPLEMENTED: { code: -32601, httpStatus: 200 },
   INTERNAL: { code: -32603, httpStatus: 500 },
 } as const satisfies Record<ReminderErrorCode, JsonRpcWireError>;
 
@@ -49,6 +50,7 @@ const inferableCodes: readonly ReminderErrorCode[] = [
   'EXTENSION_NOT_ACTIVATED',
   'VERSION_NOT_SUPPORTED',
   'UNAUTHENTICATED',
+  'UNIMPLEMENTED',
   'INTERNAL',
 ];
 

@@ -78,7 +78,7 @@ describe('createJsonRpcReminderClient', () => {
     const client = createJsonRpcReminderClient({ baseUrl: `${server.url}/rpc` });
     const error = await client.listTaskReminders({ taskId: 't' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReminderError);
-    expect((error as ReminderError).code).toBe('INTERNAL');
+    expect((error as ReminderError).code).toBe('UNIMPLEMENTED');
     expect((error as ReminderError).message).toMatch(/HTTP 404 without a JSON-RPC response/);
   });
 
@@ -91,6 +91,7 @@ describe('createJsonRpcReminderClient', () => {
     closers.push(server.close);
     const client = createJsonRpcReminderClient({ baseUrl: `${server.url}/rpc` });
     const error = await client.listTaskReminders({ taskId: 't' }).catch((e: unknown) => e);
+    expect((error as ReminderError).code).toBe('UNIMPLEMENTED');
     expect((error as ReminderError).message).toMatch(/does not serve the task-reminders extension/);
   });
 

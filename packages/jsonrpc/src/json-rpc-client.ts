@@ -85,7 +85,7 @@ function errorFromEnvelope(
   if (fromDetails !== undefined) return fromDetails;
   if (code === JSON_RPC_METHOD_NOT_FOUND) {
     return new ReminderError(
-      'INTERNAL',
+      'UNIMPLEMENTED',
       `${methodName}: the server does not serve the task-reminders extension (${message})`,
     );
   }
@@ -94,11 +94,18 @@ function errorFromEnvelope(
 
 /** A response that is no JSON-RPC envelope: a proxy page, a 404 from a server without us. */
 function notJsonRpc(methodName: string, url: string, httpStatus: number): ReminderError {
-  const code = httpStatus === 401 ? 'UNAUTHENTICATED' : 'INTERNAL';
+  const code = httpStatus === 401 ? 'UNAUTHENTICATED' : noRouteCode(httpStatus);
   return new ReminderError(
     code,
     `${methodName}: ${url} answered HTTP ${httpStatus} without a JSON-RPC response; is it an A2A JSON-RPC endpoint serving the task-reminders extension?`,
   );
+}
+
+/** No endpoint or method there (HTTP 404, 405, 501): the server does not serve the rpc. */
+function noRouteCode(httpStatus: number): 'UNIMPLEMENTED' | 'INTERNAL' {
+  return httpStatus === 404 || httpStatus === 405 || httpStatus === 501
+    ? 'UNIMPLEMENTED'
+    : 'INTERNAL';
 }
 
 function parseJson(text: string): unknown {

@@ -22,6 +22,7 @@ export const restErrorTable = {
   EXTENSION_NOT_ACTIVATED: { httpStatus: 400, status: 'FAILED_PRECONDITION' },
   VERSION_NOT_SUPPORTED: { httpStatus: 400, status: 'FAILED_PRECONDITION' },
   UNAUTHENTICATED: { httpStatus: 401, status: 'UNAUTHENTICATED' },
+  UNIMPLEMENTED: { httpStatus: 501, status: 'UNIMPLEMENTED' },
   INTERNAL: { httpStatus: 500, status: 'INTERNAL' },
 } as const satisfies Record<ReminderErrorCode, RestWireError>;
 
@@ -35,6 +36,7 @@ const inferableCodes: readonly ReminderErrorCode[] = [
   'INVALID_ARGUMENT',
   'TASK_TERMINAL',
   'UNAUTHENTICATED',
+  'UNIMPLEMENTED',
   'INTERNAL',
 ];
 

@@ -79,7 +79,7 @@ describe('createRestReminderClient', () => {
     const client = createRestReminderClient({ baseUrl: `${server.url}/rpc` });
     const error = await client.listTaskReminders({ taskId: 't' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReminderError);
-    expect((error as ReminderError).code).toBe('INTERNAL');
+    expect((error as ReminderError).code).toBe('UNIMPLEMENTED');
     expect((error as ReminderError).message).toMatch(/HTTP 404 without a google.rpc.Status body/);
   });
 
@@ -95,6 +95,7 @@ describe('createRestReminderClient', () => {
       .injectTaskReminder({ taskId: 't', reminder: { id: 'r', body: 'b' } })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReminderError);
+    expect((error as ReminderError).code).toBe('UNIMPLEMENTED');
     expect((error as ReminderError).message).toMatch(
       /HTTP 404 .*does it serve the task-reminders extension/,
     );

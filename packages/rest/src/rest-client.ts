@@ -140,9 +140,13 @@ function errorFromStatusBody(
 ): ReminderError {
   const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
   if (error === undefined) {
-    // Not an A2A error body: a proxy page, or a 404 from a server without the extension.
+    // Not an A2A error body: a proxy page, or no such route on a server without the extension.
     return new ReminderError(
-      httpStatus === 401 ? 'UNAUTHENTICATED' : 'INTERNAL',
+      httpStatus === 401
+        ? 'UNAUTHENTICATED'
+        : httpStatus === 404 || httpStatus === 405 || httpStatus === 501
+          ? 'UNIMPLEMENTED'
+          : 'INTERNAL',
       `${rpcName}: ${url} answered HTTP ${httpStatus} without a google.rpc.Status body; does it serve the task-reminders extension?`,
     );
   }
