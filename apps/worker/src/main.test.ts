@@ -56,5 +56,6 @@ describe('worker process', () => {
     const bad = spawnSync(process.execPath, [WORKER_MAIN, '--turns', 'many'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--turns must be an integer');
-  });
+    // Two cold starts of the worker; generous for a loaded CI machine.
+  }, 60_000);
 });
