@@ -7,12 +7,12 @@ import {
   TASK_REMINDERS_EXTENSION_URI,
 } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
+import { createSdkStack, headerUserBuilder, listen, saveTask } from '@a2a-reminders/test-support';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createJsonRpcReminderClient } from './json-rpc-client.js';
 import { jsonRpcReminderHandler } from './json-rpc-handler.js';
 import { post } from './testing/app.js';
-import { createSdkStack, headerUserBuilder, listen, saveTask } from './testing/fixtures.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {

@@ -1,10 +1,10 @@
 import type { ReminderErrorCode } from '@a2a-reminders/core';
 import { ReminderError, reminderErrorCodes } from '@a2a-reminders/core';
+import { sampleError } from '@a2a-reminders/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeOfJsonRpcError, jsonRpcErrorTable } from './errors.js';
 import { createJsonRpcReminderClient } from './json-rpc-client.js';
 import { post, startFakeServer } from './testing/app.js';
-import { sampleError } from './testing/fixtures.js';
 
 type Server = Awaited<ReturnType<typeof startFakeServer>>;
 let server: Server | undefined;

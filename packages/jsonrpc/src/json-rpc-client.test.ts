@@ -1,10 +1,10 @@
 import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
+import { listen } from '@a2a-reminders/test-support';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createJsonRpcReminderClient } from './json-rpc-client.js';
 import { startFakeServer } from './testing/app.js';
-import { listen } from './testing/fixtures.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

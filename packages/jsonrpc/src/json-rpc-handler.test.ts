@@ -1,8 +1,8 @@
 import { TaskState } from '@a2a-js/sdk';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { saveTask } from '@a2a-reminders/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post, startFakeServer } from './testing/app.js';
-import { saveTask } from './testing/fixtures.js';
 
 type Server = Awaited<ReturnType<typeof startFakeServer>>;
 let server: Server | undefined;

@@ -7,12 +7,12 @@ import {
   TASK_REMINDERS_EXTENSION_URI,
 } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
+import { createSdkStack, headerUserBuilder, listen, saveTask } from '@a2a-reminders/test-support';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestReminderClient } from './rest-client.js';
 import { restReminderRouter } from './rest-router.js';
 import { call } from './testing/app.js';
-import { createSdkStack, headerUserBuilder, listen, saveTask } from './testing/fixtures.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {

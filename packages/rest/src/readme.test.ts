@@ -4,10 +4,10 @@ import type { AgentExecutor } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import { reminderErrorCodes } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
+import { listen, testAgentCard } from '@a2a-reminders/test-support';
 import { describe, expect, it } from 'vitest';
 import { createRestReminderClient } from './rest-client.js';
 import { call } from './testing/app.js';
-import { listen, testAgentCard } from './testing/fixtures.js';
 import { createAgentApp } from './testing/readme-example.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

@@ -1,11 +1,11 @@
 import { restHandler } from '@a2a-js/sdk/server/express';
 import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
+import { createSdkStack, headerUserBuilder, listen } from '@a2a-reminders/test-support';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRestReminderClient } from './rest-client.js';
 import { startFakeServer } from './testing/app.js';
-import { createSdkStack, headerUserBuilder, listen } from './testing/fixtures.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,9 +1,14 @@
 import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import {
+  createSdkStack,
+  fakeReminders,
+  headerUserBuilder,
+  listen,
+} from '@a2a-reminders/test-support';
 import express from 'express';
 import type { JsonRpcReminderHandlerOptions } from '../json-rpc-handler.js';
 import { jsonRpcReminderHandler } from '../json-rpc-handler.js';
-import { createSdkStack, fakeReminders, headerUserBuilder, listen } from './fixtures.js';
 
 /** Our middleware in front of the SDK's jsonRpcHandler at /a2a/jsonrpc, with a fake service. */
 export async function startFakeServer(

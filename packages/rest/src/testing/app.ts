@@ -1,9 +1,14 @@
 import { restHandler } from '@a2a-js/sdk/server/express';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import {
+  createSdkStack,
+  fakeReminders,
+  headerUserBuilder,
+  listen,
+} from '@a2a-reminders/test-support';
 import express from 'express';
 import type { RestReminderRouterOptions } from '../rest-router.js';
 import { restReminderRouter } from '../rest-router.js';
-import { createSdkStack, fakeReminders, headerUserBuilder, listen } from './fixtures.js';
 
 /** Our router in front of the SDK's restHandler at /a2a/rest, with a fake service. */
 export async function startFakeServer(overrides: Partial<RestReminderRouterOptions> = {}) {

@@ -1,0 +1,80 @@
+import type { AgentCard, Task, TaskState } from '@a2a-js/sdk';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
+import {
+  ServerCallContext as Context,
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+} from '@a2a-js/sdk/server';
+
+/** An agent card declaring A2A 1.0 on the JSON-RPC and HTTP+JSON bindings. */
+export function testAgentCard(): AgentCard {
+  return {
+    name: 'test agent',
+    description: 'answers tests',
+    version: '1.0.0',
+    provider: undefined,
+    supportedInterfaces: [
+      {
+        url: 'http://127.0.0.1/a2a/jsonrpc',
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
+      {
+        url: 'http://127.0.0.1/a2a/rest',
+        protocolBinding: 'HTTP+JSON',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
+    ],
+    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+    signatures: [],
+  };
+}
+
+/** An executor that never runs in these tests (tasks are saved straight into the store). */
+const idleExecutor: AgentExecutor = {
+  execute: async () => {},
+  cancelTask: async () => {},
+};
+
+/** The SDK's stock server pieces, as an application would build them. */
+export function createSdkStack() {
+  const taskStore = new InMemoryTaskStore();
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  const requestHandler = new DefaultRequestHandler(
+    testAgentCard(),
+    taskStore,
+    idleExecutor,
+    eventBusManager,
+  );
+  return { taskStore, eventBusManager, requestHandler };
+}
+
+/** Saves a task as `user` in `tenant` would see it, the way the SDK scopes stores. */
+export async function saveTask(
+  taskStore: InMemoryTaskStore,
+  options: { id: string; state: TaskState; user?: string; tenant?: string },
+): Promise<Task> {
+  const task: Task = {
+    id: options.id,
+    contextId: `ctx-${options.id}`,
+    status: { state: options.state, message: undefined, timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [],
+    metadata: undefined,
+  };
+  const name = options.user ?? '';
+  const context = new Context({
+    user: { isAuthenticated: name !== '', userName: name },
+    ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
+  });
+  await taskStore.save(task, context);
+  return task;
+}
