@@ -15,7 +15,7 @@ function reminder(id: string, extra: Partial<StoredReminder> = {}): StoredRemind
     state: 'PENDING',
     createTimeMs: 0,
     turnsSurfaced: 0,
-    injectResponse: null,
+    acceptance: { displacedReminderIds: [], taskState: 'TASK_STATE_WORKING' },
     ...extra,
   };
 }

@@ -45,6 +45,7 @@ export type {
   ReminderStoreKey,
   ReminderTaskSnapshot,
   ReminderTransaction,
+  ReminderAcceptance,
   StoredReminder,
   StoredReminderState,
   TaskEndMark,

@@ -5,7 +5,7 @@ import type {
   TaskReminderRecord,
 } from '@a2a-reminders/proto';
 import { InjectTaskReminderResponseSchema } from '@a2a-reminders/proto';
-import { create, fromJson, toJson } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import { ReminderError } from './errors.js';
 import {
   cancelledEvent,
@@ -45,9 +45,7 @@ export async function replayIfKnown(
 ): Promise<InjectTaskReminderResponse | undefined> {
   const existing = await tx.get(reminder.id);
   if (existing === undefined) return undefined;
-  if (sameContent(existing, reminder)) {
-    return fromJson(InjectTaskReminderResponseSchema, existing.injectResponse);
-  }
+  if (sameContent(existing, reminder)) return acceptedResponse(taskId, existing);
   throw new ReminderError(
     'REMINDER_ID_CONFLICT',
     `reminder id ${reminder.id} was already used in task ${taskId} with different content`,
@@ -97,7 +95,7 @@ export async function accept(
     tx.put(ended);
     events.push(displacedEvent(ended, nowMs, reminder.id));
   }
-  const fresh: Omit<StoredReminder, 'injectResponse'> = {
+  const stored: StoredReminder = {
     id: reminder.id,
     body: reminder.body,
     dedupeKey: reminder.dedupeKey,
@@ -108,14 +106,26 @@ export async function accept(
     state: 'PENDING',
     createTimeMs: nowMs,
     turnsSurfaced: 0,
+    acceptance: { displacedReminderIds: displaced.map((d) => d.id), taskState: input.taskState },
   };
-  const response = create(InjectTaskReminderResponseSchema, {
-    record: recordOf(taskId, { ...fresh, injectResponse: null }),
-    displacedReminderIds: displaced.map((d) => d.id),
-    taskState: input.taskState,
+  tx.put(stored);
+  return { result: acceptedResponse(taskId, stored), events };
+}
+
+/**
+ * R13: the answer first given for a reminder, rebuilt from its record as it
+ * was at acceptance (PENDING, never surfaced) and what the answer added.
+ */
+export function acceptedResponse(
+  taskId: string,
+  stored: StoredReminder,
+): InjectTaskReminderResponse {
+  const { endTimeMs: _end, firstTurn: _first, displacedBy: _by, ...atAcceptance } = stored;
+  return create(InjectTaskReminderResponseSchema, {
+    record: recordOf(taskId, { ...atAcceptance, state: 'PENDING', turnsSurfaced: 0 }),
+    displacedReminderIds: [...stored.acceptance.displacedReminderIds],
+    taskState: stored.acceptance.taskState,
   });
-  tx.put({ ...fresh, injectResponse: toJson(InjectTaskReminderResponseSchema, response) });
-  return { result: response, events };
 }
 
 export interface TurnResult {

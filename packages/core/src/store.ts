@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
+import type { JsonObject } from '@bufbuild/protobuf';
 
 /**
  * Where a reminder is in its life (spec R18). PENDING and ACTIVE are live;
@@ -40,8 +40,19 @@ export interface StoredReminder {
   readonly turnsSurfaced: number;
   /** Set when DISPLACED: the id of its successor. */
   readonly displacedBy?: string;
-  /** ProtoJSON of the InjectTaskReminderResponse first returned for it, replayed on idempotent re-sends (R13). */
-  readonly injectResponse: JsonValue;
+  /**
+   * What the first InjectTaskReminder answer said beyond the record at
+   * acceptance; with the record it rebuilds that answer for idempotent
+   * re-sends (R13) without keeping a second copy of the body.
+   */
+  readonly acceptance: ReminderAcceptance;
+}
+
+/** The parts of an InjectTaskReminder answer not derivable from the record. */
+export interface ReminderAcceptance {
+  readonly displacedReminderIds: readonly string[];
+  /** The task's A2A state at acceptance, as its ProtoJSON enum name. */
+  readonly taskState: string;
 }
 
 /** Marks that the task's reminders were ended (R27) and when the records may be purged (R35). */

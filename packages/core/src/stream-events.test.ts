@@ -18,7 +18,7 @@ const stored: StoredReminder = {
   state: 'ACTIVE',
   createTimeMs: 0,
   turnsSurfaced: 1,
-  injectResponse: null,
+  acceptance: { displacedReminderIds: [], taskState: 'TASK_STATE_WORKING' },
 };
 
 const update = (metadata: Record<string, unknown> | undefined) => ({
