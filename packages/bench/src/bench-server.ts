@@ -1,0 +1,47 @@
+// The bench server process (perf-baseline §7). Run by run-bench.ts with --expose-gc;
+// prints one BENCH_SERVER line with its ports and pid once the tasks are seeded.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+import { createBenchStack } from './bench-stack.js';
+import { numberFlag } from './cli-args.js';
+import { seedTasks } from './seed-tasks.js';
+import { READY_PREFIX } from './wire.js';
+
+const argv = process.argv.slice(2);
+const taskCount = numberFlag(argv, '--tasks', 1000);
+// Short retention only so the memory phase sees ended tasks' records purged (R35);
+// the inject path never reads it except for the lazy sweep check.
+const retentionMs = numberFlag(argv, '--retention-ms', 2000);
+
+const stack = createBenchStack({ retentionMs });
+
+const grpcPort = await new Promise<number>((resolve, reject) => {
+  stack.grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, port) =>
+    e ? reject(e) : resolve(port),
+  );
+});
+const http: Server = await new Promise((resolve) => {
+  const s = stack.app.listen(0, '127.0.0.1', () => resolve(s));
+});
+// Keep-alive clients must not see their sockets closed mid-slice.
+http.keepAliveTimeout = 60_000;
+
+stack.seededTaskIds.push(...(await seedTasks(stack.requestHandler, taskCount)));
+
+const httpPort = (http.address() as AddressInfo).port;
+console.log(
+  `${READY_PREFIX}${JSON.stringify({ httpPort, grpcPort, pid: process.pid, tasks: taskCount })}`,
+);
+
+function shutdown(): void {
+  stack.grpcServer.forceShutdown();
+  http.closeAllConnections();
+  http.close();
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+// The orchestrator holds our stdin; if it dies, we stop too.
+process.stdin.on('end', shutdown);
+process.stdin.resume();

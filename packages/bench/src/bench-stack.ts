@@ -1,0 +1,71 @@
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+} from '@a2a-js/sdk/server';
+import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import type { ReminderLimits } from '@a2a-reminders/core';
+import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
+import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
+import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import { restReminderRouter } from '@a2a-reminders/rest';
+import * as grpc from '@grpc/grpc-js';
+import type { Express } from 'express';
+import express from 'express';
+import { adminStats, adminTasks } from './admin-route.js';
+import { benchAgentCard } from './bench-card.js';
+import { expressNoop, grpcNoopDefinition, grpcNoopImplementation } from './noop-routes.js';
+import { HTTP_PATHS } from './wire.js';
+import { workingExecutor } from './working-executor.js';
+
+export interface BenchStack {
+  readonly app: Express;
+  readonly grpcServer: grpc.Server;
+  readonly requestHandler: A2ARequestHandler;
+  /** Ids of the seeded tasks, for the load process (filled by the caller). */
+  readonly seededTaskIds: string[];
+}
+
+/**
+ * The server of perf-baseline §7: one DefaultRequestHandler, the reminder
+ * extension mounted as the binding READMEs show, the stock SDK routers mounted
+ * a second time without it on the same handler (§6.3), and no-op ceilings.
+ */
+export function createBenchStack(limits: Partial<ReminderLimits>): BenchStack {
+  const taskStore = new InMemoryTaskStore();
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  const reminders = createReminderService({ taskStore, eventBusManager, limits });
+  const requestHandler = new DefaultRequestHandler(
+    withTaskReminders(benchAgentCard(), reminders),
+    taskStore,
+    reminders.wrapExecutor(workingExecutor()),
+    eventBusManager,
+  );
+  const options = { requestHandler, userBuilder: UserBuilder.noAuthentication };
+  const seededTaskIds: string[] = [];
+
+  const app = express();
+  app.use(
+    HTTP_PATHS.jsonrpc,
+    jsonRpcReminderHandler({ ...options, reminders }),
+    jsonRpcHandler(options),
+  );
+  app.use(HTTP_PATHS.jsonrpcStock, jsonRpcHandler(options));
+  app.use(HTTP_PATHS.rest, restReminderRouter({ ...options, reminders }), restHandler(options));
+  app.use(HTTP_PATHS.restStock, restHandler(options));
+  app.post(HTTP_PATHS.noop, express.json(), expressNoop);
+  app.get('/admin/stats', adminStats);
+  app.get('/admin/tasks', adminTasks(seededTaskIds));
+
+  const grpcServer = new grpc.Server();
+  grpcServer.addService(A2AService, grpcService(options));
+  grpcServer.addService(
+    TaskReminderServiceDefinition,
+    grpcReminderService({ ...options, reminders }),
+  );
+  grpcServer.addService(grpcNoopDefinition, grpcNoopImplementation);
+
+  return { app, grpcServer, requestHandler, seededTaskIds };
+}

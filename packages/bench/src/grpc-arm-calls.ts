@@ -1,0 +1,103 @@
+import { TaskState } from '@a2a-js/sdk';
+import { A2AService } from '@a2a-js/sdk/server/grpc';
+import {
+  findReminderRpc,
+  InjectTaskReminderRequestSchema,
+  InjectTaskReminderResponseSchema,
+  ReminderState,
+} from '@a2a-reminders/proto';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import * as grpc from '@grpc/grpc-js';
+import type { ArmName } from './arms.js';
+import type { InjectIds } from './inject-request.js';
+import { injectReminderJson } from './inject-request.js';
+import { GRPC_NOOP_PATH } from './noop-routes.js';
+import { pick } from './pick-task.js';
+import { A2A_HEADERS } from './wire.js';
+
+export interface GrpcArmTarget {
+  /** One channel (one HTTP/2 connection) carrying all concurrent calls. */
+  readonly client: grpc.Client;
+  readonly taskIds: readonly string[];
+  readonly ids: InjectIds;
+}
+
+type GrpcArm = Extract<ArmName, 'grpc-noop' | 'grpc-get' | 'grpc-inject'>;
+
+const INJECT_PATH = findReminderRpc('InjectTaskReminder')?.grpcPath ?? '';
+
+function metadata(): grpc.Metadata {
+  const md = new grpc.Metadata();
+  for (const [key, value] of Object.entries(A2A_HEADERS)) md.set(key, value);
+  return md;
+}
+
+function unary<Req, Res>(
+  client: grpc.Client,
+  path: string,
+  serialize: (value: Req) => Buffer,
+  deserialize: (bytes: Buffer) => Res,
+  request: Req,
+): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(path, serialize, deserialize, request, metadata(), (error, value) => {
+      if (error) reject(error);
+      else if (value === undefined) reject(new Error(`${path}: empty response`));
+      else resolve(value);
+    });
+  });
+}
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+const parse = (bytes: Buffer) => JSON.parse(bytes.toString('utf8')) as { n?: unknown };
+
+/**
+ * The request function of a gRPC arm through the @grpc/grpc-js client's
+ * generic makeUnaryRequest; the codecs are the generated ones (the SDK's
+ * A2AService serializers, protobuf-es toBinary/fromBinary for reminders).
+ */
+export function grpcArmCall(arm: GrpcArm, t: GrpcArmTarget): () => Promise<void> {
+  switch (arm) {
+    case 'grpc-noop':
+      return async () => {
+        const reply = await unary(t.client, GRPC_NOOP_PATH, json, parse, { n: 1 });
+        if (reply.n !== 1) throw new Error(`no-op: unexpected reply ${JSON.stringify(reply)}`);
+      };
+    case 'grpc-get': {
+      const m = A2AService.getTask;
+      return async () => {
+        const request = { tenant: '', id: pick(t.taskIds) };
+        const task = await unary(
+          t.client,
+          m.path,
+          m.requestSerialize,
+          m.responseDeserialize,
+          request,
+        );
+        if (task.status?.state !== TaskState.TASK_STATE_WORKING) {
+          throw new Error(`GetTask: task ${task.id} not WORKING`);
+        }
+      };
+    }
+    case 'grpc-inject':
+      return async () => {
+        const request = create(
+          InjectTaskReminderRequestSchema,
+          injectReminderJson(pick(t.taskIds), t.ids.next(), t.ids.dedupeKey),
+        );
+        const reply = await unary(
+          t.client,
+          INJECT_PATH,
+          (r: typeof request) => Buffer.from(toBinary(InjectTaskReminderRequestSchema, r)),
+          (b) => fromBinary(InjectTaskReminderResponseSchema, b),
+          request,
+        );
+        if (
+          reply.record?.state !== ReminderState.PENDING ||
+          reply.taskState !== 'TASK_STATE_WORKING'
+        ) {
+          throw new Error(`InjectTaskReminder: unexpected reply for ${request.reminder?.id}`);
+        }
+      };
+  }
+}

@@ -1,0 +1,57 @@
+// The load process (perf-baseline §1): one arm, closed loop at concurrency 16.
+// Driven over stdin by run-bench.ts: `run <ms>` runs the loop for that long and
+// prints `RESULT <json>`; `exit` closes the clients. Prints `READY` when set up.
+import { Agent } from 'node:http';
+import { createInterface } from 'node:readline';
+import * as grpc from '@grpc/grpc-js';
+import { ARMS, type ArmName, isArmName } from './arms.js';
+import { numberFlag, stringFlag } from './cli-args.js';
+import { closedLoop } from './closed-loop.js';
+import { grpcArmCall } from './grpc-arm-calls.js';
+import { httpArmCall } from './http-arm-calls.js';
+import { httpCall } from './http-call.js';
+import { BENCH_DEDUPE_KEY, InjectIds } from './inject-request.js';
+
+const argv = process.argv.slice(2);
+const armName = stringFlag(argv, '--arm') ?? '';
+if (!isArmName(armName)) throw new Error(`unknown --arm ${armName}`);
+const concurrency = numberFlag(argv, '--concurrency', 16);
+const httpPort = numberFlag(argv, '--http-port', 0);
+const grpcPort = numberFlag(argv, '--grpc-port', 0);
+
+const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+const seeded = await httpCall(agent, httpPort, 'GET', '/admin/tasks', {});
+const taskIds = (JSON.parse(seeded.body) as { ids: string[] }).ids;
+// --no-dedupe (diagnostic): no displacement, so no DISPLACED event per inject; live
+// reminders then grow by one per inject, so keep such runs short (quota, R17).
+const ids = new InjectIds(armName, argv.includes('--no-dedupe') ? '' : BENCH_DEDUPE_KEY);
+
+let grpcClient: grpc.Client | undefined;
+function armCall(name: ArmName): () => Promise<void> {
+  switch (name) {
+    case 'grpc-noop':
+    case 'grpc-get':
+    case 'grpc-inject':
+      grpcClient = new grpc.Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
+      return grpcArmCall(name, { client: grpcClient, taskIds, ids });
+    default:
+      return httpArmCall(name, { agent, port: httpPort, taskIds, ids });
+  }
+}
+const call = armCall(armName);
+// One verified call before READY, so a broken arm fails fast with its reason.
+await call();
+console.log(`READY ${ARMS[armName].label}`);
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const [command, arg] = line.trim().split(/\s+/);
+  if (command === 'run') {
+    const result = await closedLoop(call, concurrency, Number(arg));
+    console.log(`RESULT ${JSON.stringify(result)}`);
+  } else if (command === 'exit') {
+    break;
+  }
+}
+grpcClient?.close();
+agent.destroy();
+process.exit(0);

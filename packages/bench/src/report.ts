@@ -1,0 +1,101 @@
+import { ARM_NAMES, ARMS, type ArmName } from './arms.js';
+import { goalText, ratioDefs, verdict } from './goals.js';
+import type { MemoryResult } from './memory-phase.js';
+import type { Metric, Results } from './slice.js';
+import { type Spread, spread } from './stats.js';
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
+        .join('  '),
+    )
+    .join('\n');
+}
+
+function fmt(value: number, digits: number): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+}
+
+function cell(s: Spread, digits: number): string {
+  return `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
+}
+
+/** Per arm: median of rounds with min–max (perf-baseline §3 layout). */
+export function armTable(results: Results): string {
+  const rows = [
+    [
+      'arm',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'server CPU µs/req',
+      'server CPU %',
+      'client µs/req',
+      'others %',
+      'errors',
+    ],
+  ];
+  for (const name of ARM_NAMES) {
+    const slices = results.get(name) ?? [];
+    const col = (f: (s: (typeof slices)[number]) => number, d: number) =>
+      cell(spread(slices.map(f)), d);
+    rows.push([
+      ARMS[name].label,
+      col((s) => s.reqPerSec, 0),
+      col((s) => s.p50Ms, 2),
+      col((s) => s.p99Ms, 1),
+      col((s) => s.serverCpuUsPerReq, 0),
+      col((s) => s.serverCpuPct, 0),
+      col((s) => s.clientCpuUsPerReq, 0),
+      col((s) => s.foreignCpuPct, 0),
+      String(slices.reduce((n, s) => n + s.errors, 0)),
+    ]);
+  }
+  return table(rows);
+}
+
+function perRound(results: Results, num: ArmName, den: ArmName, metric: Metric): number[] {
+  const a = results.get(num) ?? [];
+  const b = results.get(den) ?? [];
+  return a.map((s, i) => {
+    const d = b[i];
+    return d === undefined ? Number.NaN : s[metric] / d[metric];
+  });
+}
+
+/** The §6 ratios: per round, their median (min–max), and the verdict against each goal. */
+export function ratioTable(results: Results): string {
+  const rows = [['binding', 'ratio', 'per round', 'median (min–max)', 'goal', 'verdict']];
+  for (const def of ratioDefs()) {
+    const values = perRound(results, def.num, def.den, def.metric);
+    const s = spread(values);
+    rows.push([
+      def.binding,
+      def.label,
+      values.map((v) => fmt(v, 2)).join(' '),
+      cell(s, 2),
+      def.goal ? goalText(def.goal) : `anchor ${def.anchor ?? '—'}`,
+      def.goal ? verdict(def.goal, s) : 'info',
+    ]);
+  }
+  return table(rows);
+}
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+export function memoryLines(m: MemoryResult): string {
+  const target = 1024 + m.bodyChars;
+  return [
+    `heap (forced GC): before ${mb(m.before)} → ${m.reminders} pending reminders ${mb(m.afterInject)} → ` +
+      `${m.reminders} more displacing them ${mb(m.afterDisplace)} → tasks ended, records past retention ${mb(m.afterEnd)}`,
+    `  per pending reminder: ${fmt(m.bytesPerPending, 0)} B (body ${m.bodyChars} chars; goal ≤ 1 KB + body = ${target} B: ` +
+      `${m.bytesPerPending <= target ? 'PASS' : 'FAIL'})`,
+    `  per displaced record kept until the task ends (R34/R35): ${fmt(m.bytesPerDisplacedRecord, 0)} B`,
+    `  SDK state freed by ending the control tasks (no reminders): ${mb(m.sdkFreedPerGroup)}`,
+    `  residual after end + retention vs. before (minus both groups' SDK state): ${mb(m.residual)} = ` +
+      `${fmt((100 * m.residual) / m.before, 1)} % of before (goal within 5 %: ${Math.abs(m.residual) <= 0.05 * m.before ? 'PASS' : 'FAIL'})`,
+  ].join('\n');
+}

@@ -1,0 +1,46 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { HeapStats } from './admin-route.js';
+import { parseReadyLine, type ServerReady } from './wire.js';
+
+export interface ServerProcess extends ServerReady {
+  /** Full GC in the server, then its heap and RSS. */
+  stats(gc: boolean): Promise<HeapStats>;
+  stop(): void;
+}
+
+const script = fileURLToPath(new URL('./bench-server.js', import.meta.url));
+
+/** Starts the bench server with --expose-gc and waits for its BENCH_SERVER line. */
+export async function startServer(args: readonly string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--expose-gc', script, ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const ready = await new Promise<ServerReady>((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (const line of buffered.split('\n')) {
+        const parsed = parseReadyLine(line);
+        if (parsed !== undefined) {
+          child.stdout?.off('data', onData);
+          resolve(parsed);
+        }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
+  });
+  return {
+    ...ready,
+    async stats(gc) {
+      const res = await fetch(`http://127.0.0.1:${ready.httpPort}/admin/stats${gc ? '?gc=1' : ''}`);
+      return (await res.json()) as HeapStats;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+export function stopChild(child: ChildProcess): void {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+}

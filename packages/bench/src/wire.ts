@@ -1,0 +1,35 @@
+import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+
+/** Where the bench server mounts each router (perf-baseline §1, §6.3). */
+export const HTTP_PATHS = {
+  jsonrpc: '/a2a/jsonrpc',
+  jsonrpcStock: '/a2a/jsonrpc-stock',
+  rest: '/a2a/rest',
+  restStock: '/a2a/rest-stock',
+  noop: '/noop',
+} as const;
+
+/** Headers every A2A call sends: version 1.0 and the extension activated. */
+export const A2A_HEADERS = {
+  'a2a-version': '1.0',
+  'a2a-extensions': TASK_REMINDERS_EXTENSION_URI,
+} as const;
+
+/** The one line the bench server prints once it serves. */
+export interface ServerReady {
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  readonly pid: number;
+  readonly tasks: number;
+}
+
+export const READY_PREFIX = 'BENCH_SERVER ';
+
+export function parseReadyLine(line: string): ServerReady | undefined {
+  if (!line.startsWith(READY_PREFIX)) return undefined;
+  return JSON.parse(line.slice(READY_PREFIX.length)) as ServerReady;
+}
+
+/** Which clients the load process uses, printed with the results. */
+export const LOAD_CLIENTS =
+  'HTTP: node:http Agent (keep-alive, 16 sockets); gRPC: @grpc/grpc-js Client.makeUnaryRequest (16 concurrent calls, one channel)';
