@@ -1,4 +1,4 @@
-/** The bindings the ratios are computed per (perf-baseline §6). */
+/** The bindings the ratios are computed per (README, Goals). */
 export type Binding = 'JSON-RPC' | 'REST' | 'gRPC';
 
 export type ArmKind = 'get' | 'get-stock' | 'inject' | 'noop';
@@ -50,7 +50,7 @@ export function isArmName(value: string): value is ArmName {
 }
 
 /**
- * Blocks of adjacent arms (perf-baseline §7): stock GetTask right before the
+ * Blocks of adjacent arms (README, What it measures): stock GetTask right before the
  * extension-mounted one, and each Inject right after its GetTask twin. The
  * blocks rotate one position per round, so no block always runs first or
  * always on the heap the Inject arms grew.

@@ -1,4 +1,4 @@
-// The bench server process (perf-baseline §7). Run by run-bench.ts with --expose-gc;
+// The bench server process (README, What it measures). Run by run-bench.ts with --expose-gc;
 // prints one BENCH_SERVER line with its ports and pid once the tasks are seeded.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

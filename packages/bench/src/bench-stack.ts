@@ -29,9 +29,9 @@ export interface BenchStack {
 }
 
 /**
- * The server of perf-baseline §7: one DefaultRequestHandler, the reminder
+ * The server of README, What it measures: one DefaultRequestHandler, the reminder
  * extension mounted as the binding READMEs show, the stock SDK routers mounted
- * a second time without it on the same handler (§6.3), and no-op ceilings.
+ * a second time without it on the same handler (the goals.3), and no-op ceilings.
  */
 export function createBenchStack(limits: Partial<ReminderLimits>): BenchStack {
   const taskStore = new InMemoryTaskStore();

@@ -18,7 +18,7 @@ export interface LoopResult {
 
 /**
  * Runs `concurrency` workers, each issuing `call` back to back until
- * `durationMs` have passed (closed loop, perf-baseline §1). `call` throws on
+ * `durationMs` have passed (closed loop, README, What it measures). `call` throws on
  * any response that fails verification; that counts as an error.
  */
 export async function closedLoop(

@@ -30,7 +30,7 @@ export async function cpuMark(pids: readonly number[]): Promise<CpuMark> {
   };
 }
 
-/** CPU other processes used between two marks, % of one core (perf-baseline §1 contention gate). */
+/** CPU other processes used between two marks, % of one core (README, What it measures contention gate). */
 export function foreignPct(from: CpuMark, to: CpuMark): number {
   const foreignUs = to.machineUs - from.machineUs - (to.ownUs - from.ownUs);
   return Math.max(0, (100 * foreignUs) / ((to.wallMs - from.wallMs) * 1000));

@@ -3,9 +3,9 @@ import type { Metric } from './slice.js';
 import type { Spread } from './stats.js';
 
 /**
- * A goal of perf-baseline §6 on the median of per-round ratios: `min` goals
+ * A goal of README, Goals on the median of per-round ratios: `min` goals
  * want the ratio at or above `target`, `max` goals at or below. `fail` is the
- * separate fail threshold where §6 gives one (between the two: target missed,
+ * separate fail threshold where the goals gives one (between the two: target missed,
  * goal not failed). Without a goal a ratio is context, shown against `anchor`.
  */
 export interface Goal {
@@ -21,7 +21,7 @@ export interface RatioDef {
   readonly den: ArmName;
   readonly metric: Metric;
   readonly goal?: Goal;
-  /** The reference figure of perf-baseline §3/§6 for context ratios. */
+  /** The reference figure of README, Goals for context ratios. */
   readonly anchor?: string;
 }
 
@@ -39,14 +39,14 @@ const ARMS_OF = {
   { get: ArmName; stock: ArmName | undefined; inject: ArmName; noop: ArmName }
 >;
 
-/** §3 anchors: GetTask/no-op req/s and CPU (gRPC: the grpc-js client row, as this load uses it). */
+/** Context figures (README, Goals): GetTask/no-op req/s and CPU (gRPC: the grpc-js client row, as this load uses it). */
 const ANCHORS: Record<Binding, { reqPerSec: string; cpu: string; injectP50VsNoop: string }> = {
   'JSON-RPC': { reqPerSec: '0.78', cpu: '1.27', injectP50VsNoop: '≤ ~1.5' },
   REST: { reqPerSec: '0.82', cpu: '1.15', injectP50VsNoop: '≤ ~1.5' },
   gRPC: { reqPerSec: '0.79', cpu: '1.62', injectP50VsNoop: '≤ ~1.6' },
 };
 
-/** The ratios of perf-baseline §6, per binding. */
+/** The ratios of README, Goals, per binding. */
 export function ratioDefs(): RatioDef[] {
   const defs: RatioDef[] = [];
   for (const binding of ['JSON-RPC', 'REST', 'gRPC'] as const) {
@@ -60,7 +60,7 @@ export function ratioDefs(): RatioDef[] {
       ...(goal ? { goal } : {}),
       ...(anchor ? { anchor } : {}),
     });
-    // §6.1: for gRPC the req/s ratio is client-co-limited and only context.
+    // Goals: for gRPC the req/s ratio is client-co-limited and only context.
     defs.push(
       binding === 'gRPC'
         ? inj('Inject/GetTask req/s', 'reqPerSec', undefined, 'context (client-bound)')
@@ -132,7 +132,7 @@ export function goalText(goal: Goal): string {
 }
 
 /**
- * §6: pass when the median meets the target; a miss short of the fail
+ * the goals: pass when the median meets the target; a miss short of the fail
  * threshold is a missed target, not a failure. A failure by less than the
  * run's min–max band asks for a re-run (at most 2 more) before judging,
  * unless every round failed on its own.

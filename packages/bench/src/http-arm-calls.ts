@@ -52,7 +52,7 @@ const isWorkingTask = (t: Json) => t.status?.state === 'TASK_STATE_WORKING';
 const isPendingRecord = (r: Json) =>
   r.record?.state === 'REMINDER_STATE_PENDING' && r.taskState === 'TASK_STATE_WORKING';
 
-/** The request function of an HTTP arm; each call verifies its response (perf-baseline §6.6). */
+/** The request function of an HTTP arm; each call verifies its response (README, Goals.6). */
 export function httpArmCall(arm: HttpArm, t: HttpArmTarget): () => Promise<void> {
   let rpcId = 0;
   const jsonRpc = (path: string, method: string, params: unknown) =>

@@ -1,4 +1,4 @@
-// The load process (perf-baseline §1): one arm, closed loop at concurrency 16.
+// The load process (README, What it measures): one arm, closed loop at concurrency 16.
 // Driven over stdin by run-bench.ts: `run <ms>` runs the loop for that long and
 // prints `RESULT <json>`; `exit` closes the clients. Prints `READY` when set up.
 import { Agent } from 'node:http';

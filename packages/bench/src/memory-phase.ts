@@ -71,7 +71,7 @@ async function cancelAll(port: number, taskIds: string[]) {
 }
 
 /**
- * perf-baseline §6.4: heap per pending reminder, per displaced record kept
+ * README, Goals.4: heap per pending reminder, per displaced record kept
  * for ListTaskReminders, and what is left once the tasks ended and their
  * records passed retention (R35). A control group of tasks without reminders
  * is ended too, so the SDK's own per-task state freed at task end is known.

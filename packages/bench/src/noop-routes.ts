@@ -1,7 +1,7 @@
 import type { MethodDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Request, Response } from 'express';
 
-/** The express no-op ceiling (perf-baseline §1): body parsed by express.json(), tiny JSON reply. */
+/** The express no-op ceiling (README, What it measures): body parsed by express.json(), tiny JSON reply. */
 export function expressNoop(req: Request, res: Response): void {
   const body = req.body as { n?: unknown } | undefined;
   res.json({ ok: true, n: body?.n ?? null });

@@ -1,4 +1,4 @@
-/** A random seeded task id, a fresh pick per request (perf-baseline §1). */
+/** A random seeded task id, a fresh pick per request (README, What it measures). */
 export function pick(ids: readonly string[]): string {
   const id = ids[Math.floor(Math.random() * ids.length)];
   if (id === undefined) throw new Error('no seeded tasks');

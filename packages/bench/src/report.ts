@@ -23,7 +23,7 @@ function cell(s: Spread, digits: number): string {
   return `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
 }
 
-/** Per arm: median of rounds with min–max (perf-baseline §3 layout). */
+/** Per arm: median of rounds with min–max. */
 export function armTable(results: Results): string {
   const rows = [
     [
@@ -66,7 +66,7 @@ function perRound(results: Results, num: ArmName, den: ArmName, metric: Metric):
   });
 }
 
-/** The §6 ratios: per round, their median (min–max), and the verdict against each goal. */
+/** The the goals ratios: per round, their median (min–max), and the verdict against each goal. */
 export function ratioTable(results: Results): string {
   const rows = [['binding', 'ratio', 'per round', 'median (min–max)', 'goal', 'verdict']];
   for (const def of ratioDefs()) {

@@ -1,4 +1,4 @@
-// The benchmark (perf-baseline §7): `npm run bench -w @a2a-reminders/bench [-- flags]`.
+// The benchmark (README, What it measures): `npm run bench -w @a2a-reminders/bench [-- flags]`.
 // Flags: --rounds 3 --warmup-ms 2000 --slice-ms 10000 --max-reruns 2 --mem-tasks 200
 // --mem-per-task 50 --arms a,b (a subset of arm names, for debugging) --inject-without-dedupe.
 import { ARMS, type ArmName, isArmName, roundOrder } from './arms.js';
@@ -31,7 +31,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
   const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort, loadArgs);
   try {
     if (warmupMs > 0) await load.run(warmupMs);
-    await server.stats(true); // full GC before every measured slice (perf-baseline §1)
+    await server.stats(true); // full GC before every measured slice (README, What it measures)
     const pids = [server.pid, load.pid];
     await waitForQuiet(pids, QUIET_PCT);
     const cpu0 = await processCpuUs(server.pid);
@@ -55,7 +55,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
 }
 
 /**
- * perf-baseline §1 contention gate: a slice during which other processes used
+ * README, What it measures contention gate: a slice during which other processes used
  * more than QUIET_PCT % of a core is re-run (at most maxReruns times); the
  * least disturbed one is kept.
  */
@@ -98,7 +98,7 @@ async function main(server: ServerProcess): Promise<number> {
   const afterArms = await server.stats(true);
   console.log('\nPer arm, median of rounds (min–max):');
   console.log(armTable(results));
-  console.log('\nRatios of perf-baseline §6, per round and median (min–max):');
+  console.log('\nRatios of README, Goals, per round and median (min–max):');
   console.log(ratioTable(results));
   console.log(`\nerrors: ${errors} in all slices (goal 0)`);
   const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;

@@ -4,7 +4,7 @@ import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
 
 /**
  * Creates `count` WORKING tasks with SendMessage(returnImmediately) as the
- * unauthenticated caller every bench request resolves to (perf-baseline §1).
+ * unauthenticated caller every bench request resolves to (README, What it measures).
  */
 export async function seedTasks(handler: A2ARequestHandler, count: number): Promise<string[]> {
   const ids: string[] = [];

@@ -26,7 +26,7 @@ export interface Spread {
   readonly max: number;
 }
 
-/** Median with min and max, as every figure of the report is given (perf-baseline §3). */
+/** Median with min and max, as every figure of the report is given. */
 export function spread(values: readonly number[]): Spread {
   const finite = values.filter((v) => Number.isFinite(v));
   return {

@@ -1,6 +1,6 @@
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 
-/** Where the bench server mounts each router (perf-baseline §1, §6.3). */
+/** Where the bench server mounts each router (README, What it measures, the goals.3). */
 export const HTTP_PATHS = {
   jsonrpc: '/a2a/jsonrpc',
   jsonrpcStock: '/a2a/jsonrpc-stock',

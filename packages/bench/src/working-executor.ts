@@ -8,7 +8,7 @@ interface Running {
 }
 
 /**
- * An executor whose tasks stay WORKING until cancelled (perf-baseline §1: the
+ * An executor whose tasks stay WORKING until cancelled (README, What it measures: the
  * bus, queue and drain loop stay live, as for a long-running agent). Cancel
  * publishes CANCELED and settles the execution, so the memory phase can end tasks.
  */
