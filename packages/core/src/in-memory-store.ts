@@ -138,11 +138,11 @@ export class InMemoryReminderStore implements ReminderStore {
       },
       put(reminder) {
         const index = bucket.indexById.get(reminder.id);
-        // A new record is copied deeply, so the caller keeps no handle on it; a
-        // replacement shares the nested metadata of the stored version (records
-        // are immutable), which keeps a turn boundary O(live) with a small constant.
-        const stored: StoredReminder =
-          index === undefined ? structuredClone(reminder) : { ...reminder };
+        // A new record is copied, its one nested value (metadata) deeply, so the
+        // caller keeps no handle on it; a replacement shares the nested metadata
+        // of the stored version (records are immutable), which keeps a turn
+        // boundary O(live) with a small constant.
+        const stored: StoredReminder = index === undefined ? copyOf(reminder) : { ...reminder };
         const previous = index === undefined ? undefined : bucket.records[index];
         if (index === undefined) {
           bucket.indexById.set(reminder.id, bucket.records.length);
@@ -186,6 +186,19 @@ export class InMemoryReminderStore implements ReminderStore {
       },
     };
   }
+}
+
+function copyOf(reminder: StoredReminder): StoredReminder {
+  const copy: StoredReminder = {
+    ...reminder,
+    acceptance: {
+      displacedReminderIds: [...reminder.acceptance.displacedReminderIds],
+      taskState: reminder.acceptance.taskState,
+    },
+  };
+  return reminder.metadata === undefined
+    ? copy
+    : { ...copy, metadata: structuredClone(reminder.metadata) };
 }
 
 function setLiveness(

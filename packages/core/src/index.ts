@@ -41,11 +41,11 @@ export type {
 } from './service.js';
 export { statusDetailsFromJson, statusDetailsToJson } from './status-details-json.js';
 export type {
+  ReminderAcceptance,
   ReminderStore,
   ReminderStoreKey,
   ReminderTaskSnapshot,
   ReminderTransaction,
-  ReminderAcceptance,
   StoredReminder,
   StoredReminderState,
   TaskEndMark,

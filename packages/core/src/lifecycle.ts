@@ -15,7 +15,8 @@ import {
   expiredEvent,
 } from './events.js';
 import type { ReminderLimits } from './limits.js';
-import { normalizedReminder, recordOf, sameContent } from './records.js';
+import { DEFAULT_TTL_TURNS } from './limits.js';
+import { recordOf, sameContent } from './records.js';
 import type { SurfacedReminder } from './service.js';
 import type { ReminderTransaction, StoredReminder } from './store.js';
 import { isLiveState } from './store.js';
@@ -73,8 +74,7 @@ export async function accept(
   tx: ReminderTransaction,
   input: InjectInput,
 ): Promise<Outcome<InjectTaskReminderResponse>> {
-  const { taskId, nowMs, limits } = input;
-  const reminder = normalizedReminder(input.reminder);
+  const { taskId, nowMs, limits, reminder } = input;
   const displaced = reminder.dedupeKey === '' ? [] : await tx.liveWithDedupeKey(reminder.dedupeKey);
   const liveAfter = (await tx.liveCount()) - displaced.length;
   if (liveAfter >= limits.maxLiveRemindersPerTask) {
@@ -99,7 +99,7 @@ export async function accept(
     id: reminder.id,
     body: reminder.body,
     dedupeKey: reminder.dedupeKey,
-    ttlTurns: reminder.ttlTurns ?? 1,
+    ttlTurns: reminder.ttlTurns ?? DEFAULT_TTL_TURNS,
     roleHint: reminder.roleHint,
     source: reminder.source,
     ...(reminder.metadata === undefined ? {} : { metadata: reminder.metadata }),
