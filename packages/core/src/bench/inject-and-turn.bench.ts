@@ -135,7 +135,7 @@ console.log(
     'turn boundary',
     'list',
   ]
-    .map((h) => h.padStart(24))
+    .map((h) => h.padStart(26))
     .join(''),
 );
 for (const r of rows) {
@@ -148,7 +148,7 @@ for (const r of rows) {
       fmt(r.turn),
       fmt(r.list),
     ]
-      .map((c) => c.padStart(24))
+      .map((c) => c.padStart(26))
       .join(''),
   );
 }
