@@ -16,6 +16,7 @@ import type { DescMessage, MessageInitShape } from '@bufbuild/protobuf';
 import { create, fromBinary, isMessage, toBinary } from '@bufbuild/protobuf';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_REQUEST_BYTES } from './grpc-reminder-service.js';
 import { grpcStatusOf } from './grpc-status-table.js';
 import { FakeReminderHandler } from './testing/fake-reminder-handler.js';
 import { callRaw, decodeStatusDetails } from './testing/raw-grpc-client.js';
@@ -166,6 +167,30 @@ describe('grpcReminderService on a grpc.Server next to the SDK A2AService', () =
     const after = await callRaw(server.target, injectPath, injectBytes(), a2aMetadata);
     expect(after.error).toBeUndefined();
     expect(fake.calls).toHaveLength(1);
+  });
+
+  it('answers a request over the size limit with INVALID_ARGUMENT before any work, and keeps serving', async () => {
+    const small = await startTestServer({ reminders: () => fake, maxRequestBytes: 512 });
+    try {
+      const before = fake.calls.length;
+      const big = toBinary(
+        InjectTaskReminderRequestSchema,
+        create(InjectTaskReminderRequestSchema, {
+          taskId: 'task-1',
+          reminder: { id: 'big', body: 'x'.repeat(600) },
+        }),
+      );
+      const result = await callRaw(small.target, injectPath, Buffer.from(big), a2aMetadata);
+      expect(result.error?.code).toBe(status.INVALID_ARGUMENT);
+      expect(result.error?.details).toMatch(/exceeds the limit of 512 bytes/);
+      expect(fake.calls.length).toBe(before);
+      const after = await callRaw(small.target, injectPath, injectBytes(), a2aMetadata);
+      expect(after.error).toBeUndefined();
+      expect(fake.calls.length).toBe(before + 1);
+    } finally {
+      await small.close();
+    }
+    expect(DEFAULT_MAX_REQUEST_BYTES).toBe(64 * 1024);
   });
 
   it("leaves the SDK's A2AService working on the same server", async () => {

@@ -15,12 +15,21 @@ import { activatedExtensionsMetadata, buildGrpcCallContext } from './grpc-call-c
 import { grpcStatusOf } from './grpc-status-table.js';
 import { encodeStatusDetailsBin, GRPC_STATUS_DETAILS_BIN } from './status-details-bin.js';
 import type { DecodedRequest, ReminderMethodName } from './task-reminder-service-definition.js';
-import { UndecodableRequest } from './task-reminder-service-definition.js';
+import { encodedSizeOf, UndecodableRequest } from './task-reminder-service-definition.js';
+
+/** Default limit for one reminder request, in encoded bytes (issue 4). */
+export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
 
 /** Options of {@link grpcReminderService}; the SDK's `GrpcServiceOptions` plus the reminder service. */
 export interface GrpcReminderServiceOptions extends GrpcCallContextOptions {
   /** The reminder rpcs, usually core's `createReminderService(...)`. */
   readonly reminders: ReminderRpcHandler;
+  /**
+   * Largest request accepted, in encoded bytes; default 64 KiB. Larger ones
+   * get INVALID_ARGUMENT before any work. grpc-js's server-wide
+   * `grpc.max_receive_message_length` still applies above it.
+   */
+  readonly maxRequestBytes?: number;
 }
 
 /**
@@ -55,6 +64,15 @@ async function handleUnary(
   try {
     const request = call.request;
     if (request instanceof UndecodableRequest) throw request.error;
+    const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+    const size = encodedSizeOf(request) ?? 0;
+    if (size > maxBytes) {
+      throw new ReminderError(
+        'INVALID_ARGUMENT',
+        `request of ${size} bytes exceeds the limit of ${maxBytes} bytes`,
+        { metadata: { limit: String(maxBytes) } },
+      );
+    }
     const tenant = 'tenant' in request && typeof request.tenant === 'string' ? request.tenant : '';
     const context = await buildGrpcCallContext(call, tenant, options);
     const response = await callReminderRpc(options.reminders, rpc, request, context);

@@ -4,7 +4,7 @@ export { reminderErrorFromConnectError } from './connect-error-to-reminder-error
 export type { GrpcReminderClient } from './grpc-reminder-client.js';
 export { createGrpcReminderClient } from './grpc-reminder-client.js';
 export type { GrpcReminderServiceOptions } from './grpc-reminder-service.js';
-export { grpcReminderService } from './grpc-reminder-service.js';
+export { DEFAULT_MAX_REQUEST_BYTES, grpcReminderService } from './grpc-reminder-service.js';
 export { grpcStatusOf, reminderErrorCodeOfGrpcStatus } from './grpc-status-table.js';
 export { GRPC_STATUS_DETAILS_BIN } from './status-details-bin.js';
 export type {

@@ -26,6 +26,18 @@ export class UndecodableRequest {
   }
 }
 
+/**
+ * The encoded size of each decoded request, so the service can enforce its
+ * own request limit (issue 4: an oversized body gets a typed error) below
+ * grpc-js's server-wide one.
+ */
+const encodedSizes = new WeakMap<Message, number>();
+
+/** The encoded size in bytes of a request this definition decoded. */
+export function encodedSizeOf(request: Message): number | undefined {
+  return encodedSizes.get(request);
+}
+
 /** A decoded request, or the marker for bytes that did not decode. */
 export type DecodedRequest = Message | UndecodableRequest;
 
@@ -44,7 +56,9 @@ function methodDefinition(rpc: ReminderRpc): ReminderMethodDefinition {
     },
     requestDeserialize: (bytes) => {
       try {
-        return fromBinary(input, bytes);
+        const request = fromBinary(input, bytes);
+        encodedSizes.set(request, bytes.length);
+        return request;
       } catch (cause) {
         return new UndecodableRequest(input.typeName, cause);
       }

@@ -26,6 +26,8 @@ export interface TestServerOptions {
   readonly contextBuilder?: ServerCallContextBuilder;
   /** Extensions the card lists. */
   readonly extensions?: AgentExtension[];
+  /** The service's request limit, when a test needs a small one. */
+  readonly maxRequestBytes?: number;
 }
 
 export interface TestServer extends ReminderDeps {
@@ -94,7 +96,16 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
 
   const server = new grpc.Server();
   server.addService(A2AService, grpcService(shared));
-  server.addService(TaskReminderServiceDefinition, grpcReminderService({ ...shared, reminders }));
+  server.addService(
+    TaskReminderServiceDefinition,
+    grpcReminderService({
+      ...shared,
+      reminders,
+      ...(options.maxRequestBytes === undefined
+        ? {}
+        : { maxRequestBytes: options.maxRequestBytes }),
+    }),
+  );
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
       error ? reject(error) : resolve(bound),
