@@ -116,12 +116,28 @@ describe('coordinator command line', () => {
   });
 
   it('parses list, cancel and watch', () => {
-    expect(parseCoordinatorArgs(['list', '--task-id', 't1'])).toMatchObject({
-      kind: 'list',
-      taskId: 't1',
-      tenant: '',
-      json: false,
-    });
+    expect(parseCoordinatorArgs(['list', '--task-id', 't1'])).toEqual(
+      expect.objectContaining({
+        kind: 'list',
+        taskId: 't1',
+        tenant: '',
+        json: false,
+        liveOnly: false,
+      }),
+    );
+    expect(parseCoordinatorArgs(['list', '--task-id', 't1'])).not.toHaveProperty('pageSize');
+    expect(
+      parseCoordinatorArgs([
+        'list',
+        '--task-id',
+        't1',
+        '--page-size',
+        '0',
+        '--page-token',
+        'abc',
+        '--live-only',
+      ]),
+    ).toMatchObject({ kind: 'list', pageSize: 0, pageToken: 'abc', liveOnly: true });
     expect(parseCoordinatorArgs(['cancel', '--task-id', 't1', '--id', 'r1'])).toMatchObject({
       kind: 'cancel',
       taskId: 't1',
@@ -154,6 +170,11 @@ describe('coordinator command line', () => {
     ],
     [['cancel', '--task-id', 't'], '--id is required'],
     [['list', '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['list', '--task-id', 't', '--page-size', 'ten'], '--page-size must be an integer'],
+    [
+      ['cancel', '--task-id', 't', '--id', 'r', '--live-only'],
+      '"cancel" does not take --live-only',
+    ],
   ])('rejects %j', (argv, message) => {
     expect(() => parseCoordinatorArgs(argv)).toThrow(UsageError);
     expect(() => parseCoordinatorArgs(argv)).toThrow(message);

@@ -45,6 +45,12 @@ export type CoordinatorCommand =
       readonly connection: Connection;
       readonly tenant: string;
       readonly taskId: string;
+      /** R49: records per page; the server's default (50) when unset. */
+      readonly pageSize?: number;
+      /** R49: print only the page after this token instead of following every page. */
+      readonly pageToken?: string;
+      /** R49: list live (pending or active) reminders only. */
+      readonly liveOnly: boolean;
       readonly json: boolean;
     }
   | {
@@ -125,12 +131,16 @@ Options:
 ${CONNECTION_HELP}`,
   list: `Usage: a2a-reminders-coordinator list --task-id <id> [options]
 
-Lists every reminder of a task with its state, in acceptance order.
+Lists the reminders a task retains with their states, in acceptance order, following every page
+of ListTaskReminders; with --page-token, prints that one page and the token of the next.
 
 Options:
   --task-id <id>       the task (required)
+  --live-only          only live (pending or active) reminders
+  --page-size <n>      records per ListTaskReminders call, 1 to 100 (server default 50)
+  --page-token <token> print only the page after this token (a nextPageToken printed earlier)
   --tenant <tenant>    A2A tenant
-  --json               print the ProtoJSON response
+  --json               print the ProtoJSON response (every page merged into one, or the one page)
 ${CONNECTION_HELP}`,
   cancel: `Usage: a2a-reminders-coordinator cancel --task-id <id> --id <reminder id> [options]
 
@@ -170,6 +180,9 @@ const OPTIONS = {
   metadata: { type: 'string' },
   tenant: { type: 'string' },
   json: { type: 'boolean' },
+  'page-size': { type: 'string' },
+  'page-token': { type: 'string' },
+  'live-only': { type: 'boolean' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -189,7 +202,7 @@ const ALLOWED: Readonly<Record<SubcommandName, readonly OptionName[]>> = {
     'tenant',
     'json',
   ],
-  list: ['task-id', 'tenant', 'json'],
+  list: ['task-id', 'tenant', 'json', 'page-size', 'page-token', 'live-only'],
   cancel: ['task-id', 'id', 'tenant', 'json'],
   watch: ['task-id', 'tenant'],
 };
@@ -263,6 +276,12 @@ export function parseCoordinatorArgs(argv: readonly string[]): CoordinatorComman
         connection,
         tenant,
         taskId: required('task-id'),
+        // The server checks the range (R49); the CLI only needs an integer.
+        ...(values['page-size'] !== undefined
+          ? { pageSize: integer('--page-size', values['page-size'], fail) }
+          : {}),
+        ...(values['page-token'] !== undefined ? { pageToken: values['page-token'] } : {}),
+        liveOnly: values['live-only'] ?? false,
         json: values.json ?? false,
       };
     case 'cancel':

@@ -1,11 +1,12 @@
-import { reminderEventsOf } from '@a2a-reminders/core';
+import { reminderEventsOf, reminderPages } from '@a2a-reminders/core';
+import type { ListTaskRemindersResponse, TaskReminderRecord } from '@a2a-reminders/proto';
 import {
   CancelTaskReminderResponseSchema,
   InjectTaskReminderResponseSchema,
   ListTaskRemindersResponseSchema,
 } from '@a2a-reminders/proto';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { toJson } from '@bufbuild/protobuf';
+import { create, toJson } from '@bufbuild/protobuf';
 import type { CoordinatorCommand } from './cli-args.js';
 import {
   describeRecord,
@@ -44,20 +45,41 @@ export async function injectCommand(command: Command<'inject'>, write: Write): P
   }
 }
 
-/** `list`: every reminder of a task with its state. */
+/**
+ * `list`: the reminders a task retains, with their states (R34). Follows
+ * every page (R49), or prints the one page after `--page-token` and the
+ * token of the next.
+ */
 export async function listCommand(command: Command<'list'>, write: Write): Promise<void> {
   const worker = await connectToWorker(command.connection);
   try {
-    const response = await worker.reminders.listTaskReminders({
+    const request = {
       tenant: command.tenant,
       taskId: command.taskId,
-    });
+      liveOnly: command.liveOnly,
+      ...(command.pageSize === undefined ? {} : { pageSize: command.pageSize }),
+    };
+    let response: ListTaskRemindersResponse;
+    if (command.pageToken !== undefined) {
+      response = await worker.reminders.listTaskReminders({
+        ...request,
+        pageToken: command.pageToken,
+      });
+    } else {
+      const reminders: TaskReminderRecord[] = [];
+      for await (const page of reminderPages(worker.reminders, request)) {
+        reminders.push(...page.reminders);
+      }
+      response = create(ListTaskRemindersResponseSchema, { reminders });
+    }
     if (command.json) {
       write(JSON.stringify(toJson(ListTaskRemindersResponseSchema, response), null, 2));
       return;
     }
-    if (response.reminders.length === 0) write(`task ${command.taskId} has no reminders`);
+    const what = command.liveOnly ? 'live reminders' : 'reminders';
+    if (response.reminders.length === 0) write(`task ${command.taskId} has no ${what}`);
     for (const record of response.reminders) write(describeRecord(record));
+    if (response.nextPageToken !== '') write(`next page: --page-token ${response.nextPageToken}`);
   } finally {
     worker.close();
   }

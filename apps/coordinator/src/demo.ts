@@ -1,6 +1,6 @@
 import type { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import { Role, TaskState } from '@a2a-js/sdk';
-import { reminderEventsOf } from '@a2a-reminders/core';
+import { reminderEventsOf, reminderPages } from '@a2a-reminders/core';
 import type {
   InjectTaskReminderRequestSchema,
   TaskReminderEvent,
@@ -252,7 +252,10 @@ async function play(
   // A stream cut short leaves the task's end unobserved; ask for it.
   const task = await waitForEnd(worker, taskId, signal);
   finalState = task.status?.state ?? finalState;
-  const { reminders } = await worker.reminders.listTaskReminders({ taskId }, { signal });
+  const reminders: TaskReminderRecord[] = [];
+  for await (const page of reminderPages(worker.reminders, { taskId }, { signal })) {
+    reminders.push(...page.reminders);
+  }
   return judge(worker, cases, taskId, taskText, task, finalState, reminders, events, timeline);
 }
 

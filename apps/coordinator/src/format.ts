@@ -1,5 +1,6 @@
 import type { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
+import { isReminderUpdate } from '@a2a-reminders/core';
 import type { TaskReminderEvent, TaskReminderRecord } from '@a2a-reminders/proto';
 import { ReminderState } from '@a2a-reminders/proto';
 
@@ -92,9 +93,10 @@ export function progressOf(item: StreamResponse): Progress | undefined {
     return { state: payload.value.status?.state, text: textOf(payload.value.status?.message) };
   }
   if (payload?.$case === 'statusUpdate') {
+    // R50: a reminder update repeats the last status, message included; it is not progress.
+    if (isReminderUpdate(item)) return undefined;
     const status = payload.value.status;
     const text = textOf(status?.message);
-    // Reminder batches are status updates without a message; they are not progress.
     if (text.length === 0 && !isTerminal(status?.state)) return undefined;
     return { state: status?.state, text };
   }

@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Binding } from './cli-args.js';
@@ -16,7 +19,8 @@ import { spawnWorker, stopWorker } from './worker-process.js';
 
 const USAGE = `Usage: run-demo [--turn-ms <ms>] [--turns <n>] [--binding <b>]...
 
-Starts a worker on free loopback ports and runs the coordinator demo over each binding.
+Starts a worker on free loopback ports, its tasks and reminders in a fresh SQLite file,
+and runs the coordinator demo over each binding.
 
 Options:
   --turn-ms <ms>   the worker's pause between turns (default 600)
@@ -47,16 +51,28 @@ async function main(): Promise<number> {
   const workerMain =
     values.worker ?? fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url));
 
-  const worker = await spawnWorker(workerMain, [
-    '--port',
-    '0',
-    '--grpc-port',
-    '0',
-    '--turn-ms',
-    values['turn-ms'],
-    '--turns',
-    values.turns,
-  ]);
+  // The worker's default store, a SQLite file, in a directory of this run's
+  // own: demos never see each other's tasks, and nothing is left behind.
+  const storeDir = mkdtempSync(join(tmpdir(), 'a2a-reminders-demo-'));
+  process.once('exit', () => rmSync(storeDir, { recursive: true, force: true }));
+  const worker = await spawnWorker(
+    workerMain,
+    [
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--turn-ms',
+      values['turn-ms'],
+      '--turns',
+      values.turns,
+      '--store',
+      `sqlite:${join(storeDir, 'worker.sqlite')}`,
+    ],
+    (line) => {
+      if (line.startsWith('STORE ')) console.log(`worker store: ${line.slice('STORE '.length)}`);
+    },
+  );
   // However this process ends, the worker ends with it.
   const killWorker = () => worker.child.kill('SIGKILL');
   process.once('exit', killWorker);

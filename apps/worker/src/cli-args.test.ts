@@ -19,10 +19,28 @@ describe('worker command line', () => {
       '--log-prompts',
       '--host',
       '::1',
+      '--store',
+      'postgres://postgres@127.0.0.1:5432/reminders',
     ]);
     expect(command).toEqual({
       kind: 'run',
-      options: { host: '::1', port: 0, grpcPort: 0, maxTurns: 5, turnMs: 20, logPrompts: true },
+      options: {
+        host: '::1',
+        port: 0,
+        grpcPort: 0,
+        maxTurns: 5,
+        turnMs: 20,
+        logPrompts: true,
+        store: 'postgres://postgres@127.0.0.1:5432/reminders',
+      },
+    });
+  });
+
+  it('keeps tasks and reminders in a SQLite file by default, and takes memory or sqlite:<file>', () => {
+    expect(WORKER_DEFAULTS.store).toBe('sqlite:a2a-reminders-worker.sqlite');
+    expect(parseWorkerArgs(['--store', 'memory'])).toMatchObject({ options: { store: 'memory' } });
+    expect(parseWorkerArgs(['--store', 'sqlite:/tmp/w.db'])).toMatchObject({
+      options: { store: 'sqlite:/tmp/w.db' },
     });
   });
 
@@ -44,6 +62,8 @@ describe('worker command line', () => {
     [['--turn-ms', '-5'], '--turn-ms'],
     [['--verbose'], "Unknown option '--verbose'"],
     [['extra'], 'extra'],
+    [['--store', 'mysql://localhost/db'], '--store: Unsupported database URL'],
+    [['--store', 'sqlite:'], '--store: No file in SQLite URL'],
   ])('rejects %j with a usage error', (argv, message) => {
     expect(() => parseWorkerArgs(argv)).toThrow(UsageError);
     expect(() => parseWorkerArgs(argv)).toThrow(message);

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { parseDatabaseUrl } from '@a2a-reminders/database';
+import { DEFAULT_STORE_FILE } from './worker-stores.js';
 
 export interface WorkerCliOptions {
   readonly host: string;
@@ -7,6 +9,8 @@ export interface WorkerCliOptions {
   readonly maxTurns: number;
   readonly turnMs: number;
   readonly logPrompts: boolean;
+  /** `memory`, `sqlite:<file>` or `postgres://…`. */
+  readonly store: string;
 }
 
 export type WorkerCommand =
@@ -25,6 +29,7 @@ export const WORKER_DEFAULTS: WorkerCliOptions = {
   maxTurns: 12,
   turnMs: 500,
   logPrompts: false,
+  store: `sqlite:${DEFAULT_STORE_FILE}`,
 };
 
 export const WORKER_USAGE = `Usage: a2a-reminders-worker [options]
@@ -39,6 +44,9 @@ Options:
   --turns <n>         most turns per task (default ${WORKER_DEFAULTS.maxTurns})
   --turn-ms <ms>      pause between turns in milliseconds (default ${WORKER_DEFAULTS.turnMs})
   --log-prompts       print every turn's prompt, showing where each reminder went
+  --store <url>       where tasks and reminders live: memory, sqlite:<file> or
+                      postgres://user@host:port/database (default ${WORKER_DEFAULTS.store},
+                      in the working directory; its absolute path is printed at start)
   -h, --help          show this help`;
 
 export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
@@ -58,6 +66,7 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
       maxTurns: intOption('--turns', values.turns, WORKER_DEFAULTS.maxTurns, 1, 1000),
       turnMs: intOption('--turn-ms', values['turn-ms'], WORKER_DEFAULTS.turnMs, 0, 600_000),
       logPrompts: values['log-prompts'] ?? false,
+      store: storeOption(values.store),
     },
   };
 }
@@ -74,6 +83,7 @@ function parse(argv: readonly string[]) {
       turns: { type: 'string' },
       'turn-ms': { type: 'string' },
       'log-prompts': { type: 'boolean' },
+      store: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -93,4 +103,15 @@ function intOption(
     throw new UsageError(`${name} must be between ${min} and ${max}, got ${value}`);
   }
   return value;
+}
+
+function storeOption(raw: string | undefined): string {
+  if (raw === undefined) return WORKER_DEFAULTS.store;
+  if (raw === 'memory') return raw;
+  try {
+    parseDatabaseUrl(raw);
+  } catch (error) {
+    throw new UsageError(`--store: ${(error as Error).message} Or pass memory.`);
+  }
+  return raw;
 }

@@ -83,6 +83,13 @@ export class CodingAgentExecutor implements AgentExecutor {
     for (const run of this.#runs.values()) run.abort.abort();
   }
 
+  /** Resolves once no task loop of this executor is running. */
+  async idle(): Promise<void> {
+    while (this.#runs.size > 0) {
+      await Promise.allSettled([...this.#runs.values()].map((run) => run.done));
+    }
+  }
+
   async #loop(context: RequestContext, bus: ExecutionEventBus, signal: AbortSignal): Promise<void> {
     const { taskId, contextId } = context;
     const { maxTurns, model, reminders, turnMs, onPrompt } = this.#options;

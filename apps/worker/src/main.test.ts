@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AgentCard } from '@a2a-js/sdk';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,10 +13,10 @@ describe('worker process', () => {
       throw new Error(`${WORKER_MAIN} is missing: build the worker first`);
   });
 
-  it('prints one READY line, serves its card with three 1.0 interfaces, and exits 0 on SIGTERM', async () => {
-    const worker = await spawnMain(['--port', '0', '--grpc-port', '0']);
+  it('prints where its data lives and one READY line, serves its card with three 1.0 interfaces, and exits 0 on SIGTERM', async () => {
+    const worker = await spawnMain(['--port', '0', '--grpc-port', '0', '--store', 'memory']);
     try {
-      expect(worker.lines).toEqual([worker.ready[0]]);
+      expect(worker.lines).toEqual(['STORE memory', worker.ready[0]]);
       const base = worker.ready[1] ?? '';
       const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as AgentCard;
       expect(card.supportedInterfaces).toEqual([
@@ -40,14 +42,28 @@ describe('worker process', () => {
       worker.child.kill('SIGTERM');
     }
     expect(await exitOf(worker.child)).toBe(0);
-  }, 20_000);
+  });
+
+  it('keeps tasks and reminders in a SQLite file in the working directory by default, and prints its path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'worker-default-store-'));
+    try {
+      const worker = await spawnMain(['--port', '0', '--grpc-port', '0'], { cwd: dir });
+      const file = join(dir, 'a2a-reminders-worker.sqlite');
+      expect(worker.lines[0]).toBe(`STORE sqlite:${file}`);
+      expect(existsSync(file)).toBe(true);
+      worker.child.kill('SIGTERM');
+      expect(await exitOf(worker.child)).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('exits 0 on SIGINT and frees its ports', async () => {
-    const worker = await spawnMain(['--port', '0', '--grpc-port', '0']);
+    const worker = await spawnMain(['--port', '0', '--grpc-port', '0', '--store', 'memory']);
     worker.child.kill('SIGINT');
     expect(await exitOf(worker.child)).toBe(0);
     await expect(fetch(`${worker.ready[1]}/.well-known/agent-card.json`)).rejects.toThrow();
-  }, 20_000);
+  });
 
   it('prints its usage for --help and refuses bad flags with exit code 2', () => {
     const help = spawnSync(process.execPath, [WORKER_MAIN, '--help'], { encoding: 'utf8' });
@@ -56,6 +72,5 @@ describe('worker process', () => {
     const bad = spawnSync(process.execPath, [WORKER_MAIN, '--turns', 'many'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--turns must be an integer');
-    // Two cold starts of the worker; generous for a loaded CI machine.
-  }, 60_000);
+  });
 });

@@ -27,6 +27,13 @@ async function main(): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  // Where the data lives, so a user can find (and delete) it.
+  console.log(`STORE ${worker.storeLocation}`);
+  if (worker.interruptedTasks > 0) {
+    console.log(
+      `RECOVERED ${worker.interruptedTasks} task(s) left running by a previous run, ended FAILED`,
+    );
+  }
   // The one line a supervisor waits for (issue 5).
   console.log(`READY http=${worker.httpBaseUrl} grpc=${worker.grpcAddress}`);
   await stopped;

@@ -3,6 +3,7 @@ import { Role } from '@a2a-js/sdk';
 import type { SurfacedReminder } from '@a2a-reminders/core';
 import type { ChatMessage, Step, TurnPrompt } from './model.js';
 import { reminderMessages } from './reminder-messages.js';
+import { terminalSafe } from './terminal-text.js';
 
 export const AGENT_INSTRUCTIONS = [
   'You are a coding agent working on a task delegated to you by another agent.',
@@ -56,14 +57,18 @@ export function textOf(message: Message): string {
     .join('\n');
 }
 
-/** A readable dump of a prompt for `--log-prompts`: each message with its role and origin. */
+/**
+ * A readable dump of a prompt for `--log-prompts`: each message with its role
+ * and origin. Message text is the caller's, so it is printed terminal-safe.
+ */
 export function formatPromptForLog(prompt: TurnPrompt): string {
-  const head = `--- prompt: task ${prompt.taskId} turn ${prompt.turn}/${prompt.maxTurns} ---`;
+  const task = terminalSafe(prompt.taskId);
+  const head = `--- prompt: task ${task} turn ${prompt.turn}/${prompt.maxTurns} ---`;
   const lines = [head];
   for (const m of prompt.messages) {
     const note = m.origin === 'reminder' ? ' (ambient, not in task history)' : '';
     lines.push(`[${m.role} | ${m.origin}${note}]`);
-    for (const line of m.content.split('\n')) lines.push(`  ${line}`);
+    for (const line of m.content.split('\n')) lines.push(`  ${terminalSafe(line)}`);
   }
   lines.push('-'.repeat(head.length));
   return lines.join('\n');

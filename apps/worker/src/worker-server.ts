@@ -2,11 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
-import {
-  DefaultExecutionEventBusManager,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-} from '@a2a-js/sdk/server';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
 import {
   agentCardHandler,
   UserBuilder as HttpUserBuilder,
@@ -17,14 +13,17 @@ import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js
 import type { ReminderService } from '@a2a-reminders/core';
 import { createReminderService } from '@a2a-reminders/core';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
-import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
-import { restReminderRouter } from '@a2a-reminders/rest';
+import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import { buildAgentCard, JSONRPC_PATH, REST_PATH } from './agent-card.js';
 import { CodingAgentExecutor } from './coding-agent-executor.js';
+import { endInterruptedTasks } from './interrupted-tasks.js';
+import { answerUnparsableRequestsWithJson, jsonErrorHandler, jsonNotFound } from './json-errors.js';
 import type { Model, TurnPrompt } from './model.js';
 import { ScriptedModel } from './scripted-model.js';
+import { openWorkerStores } from './worker-stores.js';
 
 export interface WorkerOptions {
   /** Interface to listen on; loopback by default. */
@@ -37,6 +36,11 @@ export interface WorkerOptions {
   readonly maxTurns: number;
   /** Pause between turns in ms. */
   readonly turnMs: number;
+  /**
+   * Where tasks and reminders live: `memory` (the default here), `sqlite:<file>`
+   * or `postgres://…`. The CLI defaults to a SQLite file instead.
+   */
+  readonly store?: string;
   /** Defaults to the offline {@link ScriptedModel}. */
   readonly model?: Model;
   /** Receives every turn's prompt (`--log-prompts`). */
@@ -49,6 +53,10 @@ export interface RunningWorker {
   readonly agentCardUrl: string;
   /** `host:port` of the gRPC server. */
   readonly grpcAddress: string;
+  /** Where tasks and reminders live: `memory` or the database URL (SQLite path absolute). */
+  readonly storeLocation: string;
+  /** Tasks a previous run left running that this start ended FAILED. */
+  readonly interruptedTasks: number;
   readonly reminders: ReminderService;
   /** Cancels running tasks at their next boundary, then closes both servers. */
   close(): Promise<void>;
@@ -61,14 +69,34 @@ export interface RunningWorker {
  * builder; issue 4), plus the agent card.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  // Stores first: a crashed run's tasks are ended before anything is served.
+  const stores = await openWorkerStores(options.store ?? 'memory');
+  const { taskStore } = stores;
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  const reminders = createReminderService({
+    taskStore,
+    eventBusManager,
+    store: stores.reminderStore,
+  });
+  let interruptedTasks = 0;
   const app = express();
-  const httpServer = await listen(app, options.host, options.port);
+  let httpServer: HttpServer;
+  try {
+    if (stores.db !== undefined) {
+      interruptedTasks = await endInterruptedTasks({ db: stores.db, taskStore, reminders });
+    }
+    httpServer = await listen(app, options.host, options.port);
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
   const grpcServer = new grpc.Server();
   let grpcPort: number;
   try {
     grpcPort = await bindGrpc(grpcServer, `${hostForAddress(options.host)}:${options.grpcPort}`);
   } catch (error) {
     await closeHttp(httpServer);
+    await stores.close();
     throw error;
   }
   // The card names the ports actually bound (port 0 allowed), so routes are
@@ -76,9 +104,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const httpBaseUrl = `http://${hostForAddress(options.host)}:${(httpServer.address() as AddressInfo).port}`;
   const grpcAddress = `${hostForAddress(options.host)}:${grpcPort}`;
 
-  const taskStore = new InMemoryTaskStore();
-  const eventBusManager = new DefaultExecutionEventBusManager();
-  const reminders = createReminderService({ taskStore, eventBusManager });
   const agent = new CodingAgentExecutor({
     reminders,
     model: options.model ?? new ScriptedModel(),
@@ -104,12 +129,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     JSONRPC_PATH,
     jsonRpcReminderHandler({ reminders, requestHandler, userBuilder: httpUsers }),
     jsonRpcHandler({ requestHandler, userBuilder: httpUsers }),
+    ...jsonRpcFallback(),
   );
   app.use(
     REST_PATH,
     restReminderRouter({ reminders, requestHandler, userBuilder: httpUsers }),
     restHandler({ requestHandler, userBuilder: httpUsers }),
+    ...restFallback(),
   );
+  // W13: every other answer is JSON too, never express's HTML page with a stack and paths.
+  app.use(jsonNotFound, jsonErrorHandler);
   const grpcUsers = GrpcUserBuilder.noAuthentication;
   grpcServer.addService(A2AService, grpcService({ requestHandler, userBuilder: grpcUsers }));
   grpcServer.addService(
@@ -122,11 +151,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     httpBaseUrl,
     agentCardUrl: `${httpBaseUrl}/${AGENT_CARD_PATH}`,
     grpcAddress,
+    storeLocation: stores.location,
+    interruptedTasks,
     reminders,
     close() {
       closing ??= (async () => {
         agent.cancelAll();
         await Promise.all([closeHttp(httpServer), closeGrpc(grpcServer)]);
+        // The last statuses of cancelled tasks are stored before the database closes.
+        await agent.idle();
+        await taskStore.settled();
+        await stores.close();
       })();
       return closing;
     },
@@ -141,6 +176,7 @@ function hostForAddress(host: string): string {
 function listen(app: express.Express, host: string, port: number): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
     const server = createServer(app);
+    answerUnparsableRequestsWithJson(server);
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);

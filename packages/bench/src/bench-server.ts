@@ -14,7 +14,14 @@ const taskCount = numberFlag(argv, '--tasks', 1000);
 // the inject path never reads it except for the lazy sweep check.
 const retentionMs = numberFlag(argv, '--retention-ms', 2000);
 
-const stack = createBenchStack({ retentionMs });
+// The bounded-state figure's diagnostic arm raises the cap on final records (R48).
+const maxRetainedFinals = numberFlag(argv, '--max-retained-finals', Number.NaN);
+const stack = createBenchStack({
+  retentionMs,
+  ...(Number.isNaN(maxRetainedFinals)
+    ? {}
+    : { maxRetainedFinalRemindersPerTask: maxRetainedFinals }),
+});
 
 const grpcPort = await new Promise<number>((resolve, reject) => {
   stack.grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, port) =>

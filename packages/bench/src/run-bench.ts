@@ -104,7 +104,7 @@ async function main(server: ServerProcess): Promise<number> {
   const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
   console.log(
     `\nMemory: after seeding heap ${mb(seeded.heapUsed)} RSS ${mb(seeded.rss)}; after the arms heap ` +
-      `${mb(afterArms.heapUsed)} RSS ${mb(afterArms.rss)} (displaced records of the Inject arms are kept while their tasks live)`,
+      `${mb(afterArms.heapUsed)} RSS ${mb(afterArms.rss)} (each task keeps its latest maxRetainedFinalRemindersPerTask displaced records, R48)`,
   );
   if (memTasks > 0) {
     const m = await memoryPhase(server, { tasks: memTasks, perTask: memPerTask, retentionMs });

@@ -28,7 +28,7 @@ const WIRE_NOTE = 'A wire-format rule: the direct arm has no wire.';
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R40) and one per wire rule of issue 4 (W1–W10).
+ * docs/extension-spec.md (R1–R50) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -84,6 +84,45 @@ export const requirements = {
     source: spec('R9'),
     behavior:
       'each field rule and limit is enforced without clamping, limits are service options, and records carry the effective ttlTurns',
+  },
+  'R46-text-fields': {
+    rule: 'R46',
+    source: spec('R46'),
+    behavior:
+      'control characters are refused in every string field (body keeps newline and tab), bidi and hidden-text characters in every field, every invisible or format character in the short fields, each as a violation on its path',
+  },
+  'R41-metadata-finite-numbers': {
+    rule: 'R41',
+    source: spec('R41'),
+    behavior:
+      'NaN or ±Infinity anywhere in metadata (JSON 1e309, binary doubles) is INVALID_ARGUMENT on its path, nothing is stored, an identical re-send is refused alike, and the task lists on every binding',
+  },
+  'R42-metadata-depth': {
+    rule: 'R42',
+    source: spec('R42'),
+    behavior:
+      'metadata nesting 32 levels is accepted; deeper, up to past either parser limit, is INVALID_ARGUMENT with a BadRequest violation on reminder.metadata',
+  },
+  'R43-protojson-strictness': {
+    rule: 'R43',
+    source: spec('R43'),
+    behavior:
+      'integer fields take JSON numbers or decimal strings only ("0x10", "+5", " 5" are refused) and lone surrogates are refused in metadata keys and values as in every string field',
+    arms: ['direct', 'jsonrpc', 'rest'],
+    armsNote:
+      'Binary protobuf writes integers as varints and strings as UTF-8, which has no lone surrogates: neither can be sent over gRPC (a client encodes one as U+FFFD).',
+  },
+  'R44-stored-records-serialize': {
+    rule: 'R44',
+    source: spec('R44'),
+    behavior:
+      'every stored record lists with the same ProtoJSON on JSON-RPC, REST and gRPC and round-trips through ProtoJSON and binary; refused hostile values leave nothing behind',
+  },
+  'R45-order-of-checks-on-the-wire': {
+    rule: 'R45',
+    source: spec('R45'),
+    behavior:
+      'whatever the body (unreadable values, params or body not an object, a malformed path segment), an anonymous caller gets UNAUTHENTICATED, an unactivated one EXTENSION_NOT_ACTIVATED, and only then INVALID_ARGUMENT',
   },
   'R10-running-tasks-accept': {
     rule: 'R10',
@@ -205,7 +244,7 @@ export const requirements = {
     rule: 'R30',
     source: spec('R30'),
     behavior:
-      'each batch travels as one status update copying the current status without a message, its batch under the extension URI in metadata',
+      'each batch travels as one status update repeating the current status, its batch under the extension URI in metadata',
   },
   'R31-no-reverted-states': {
     rule: 'R31',
@@ -225,6 +264,12 @@ export const requirements = {
     behavior:
       'readers of stream items ignore unknown fields, unknown event members and status updates without reminder metadata',
   },
+  'R50-status-message-kept': {
+    rule: 'R50',
+    source: spec('R50'),
+    behavior:
+      "after any reminder event GetTask and ListTasks show the agent's last status, message and timestamp, and the history a task without reminders has; streams tell reminder updates from status changes",
+  },
   'R34-listing': {
     rule: 'R34',
     source: spec('R34'),
@@ -236,11 +281,29 @@ export const requirements = {
     source: spec('R35'),
     behavior: 'records stay listable for retentionMs after the task ended and are gone afterwards',
   },
+  'R48-retained-finals-cap': {
+    rule: 'R48',
+    source: spec('R48'),
+    behavior:
+      'a task keeps at most maxRetainedFinalRemindersPerTask final records, purging the earliest to become final and never a live one; a purged id is unknown again (a re-send is a new reminder, a cancel is REMINDER_NOT_FOUND)',
+  },
+  'R49-list-pages': {
+    rule: 'R49',
+    source: spec('R49'),
+    behavior:
+      'ListTaskReminders pages by pageSize (default 50, 1..100) and opaque pageToken, with an empty nextPageToken on the last page and tokens that survive purges; liveOnly lists live records only; a bad pageSize or pageToken is INVALID_ARGUMENT on that field',
+  },
   'R36-text-blocks': {
     rule: 'R36',
     source: spec('R36'),
     behavior:
       'a surfaced reminder renders as a system-reminder block naming its source, with framing tags in body and source neutralized',
+  },
+  'R47-framing-not-forgeable': {
+    rule: 'R47',
+    source: spec('R47'),
+    behavior:
+      'framing tags spelled with look-alike or invisible characters are neutralized, each block holds exactly one opening and one closing tag as a model reads them, and source escaping is one-to-one',
   },
   'R37-chat-roles': {
     rule: 'R37',
@@ -307,7 +370,7 @@ export const requirements = {
     rule: 'W6',
     source: spec('W6'),
     behavior:
-      'our clients send A2A-Version 1.0 and the extension in A2A-Extensions by themselves, plus the configured and per-call headers',
+      'our clients send A2A-Version 1.0 and the extension in A2A-Extensions by themselves, plus the configured and per-call headers; extensions the caller activates, in any spelling, client-wide and per call, are all kept and the call is activated',
     arms: WIRE_ARMS,
     armsNote:
       'Observed on the server side of a wire; the direct arm builds the same headers in process.',
@@ -334,6 +397,39 @@ export const requirements = {
     source: spec('W10'),
     behavior:
       'a stock SDK client on each of the three bindings sees the events of reminders injected over this arm; our Connect client talks to the grpc-js server on the grpc arm (the Python gRPC client is covered by packages/grpc/src/python-interop.test.ts)',
+  },
+  'W11-jsonrpc-notifications': {
+    rule: 'W11',
+    source: spec('W11'),
+    behavior:
+      'a reminder call without an id is performed and answered with HTTP 204 and no body, whether it succeeds or fails',
+    arms: ['jsonrpc'],
+    armsNote: 'Only JSON-RPC has notifications.',
+  },
+  'W12-one-body-limit': {
+    rule: 'W12',
+    source: spec('W12'),
+    behavior:
+      "a reminder request over the binding's limit is refused on its byte count before it is decoded or any other check runs, with a message quoting the limit that refused it; the SDK's own JSON-RPC methods keep their 100 kB",
+    arms: WIRE_ARMS,
+    armsNote: WIRE_NOTE,
+  },
+  'W13-json-errors-only': {
+    rule: 'W13',
+    source: spec('W13'),
+    behavior:
+      "every error answer on a binding's HTTP path is JSON in the binding's shape (JSON-RPC error object, google.rpc.Status), never HTML, a stack trace or a file path",
+    arms: ['jsonrpc', 'rest'],
+    armsNote:
+      'An HTTP rule: gRPC errors are a status and trailers, with no body to be HTML; the direct arm has no wire.',
+  },
+  'W15-grpc-transport-errors': {
+    rule: 'W15',
+    source: spec('W15'),
+    behavior:
+      "a gRPC request with a grpc-timeout that does not parse gets the gRPC runtime's own INTERNAL answer, the same as A2A's own service, and the server keeps serving",
+    arms: ['grpc'],
+    armsNote: 'A gRPC transport rule.',
   },
 } as const satisfies Record<string, Requirement>;
 

@@ -36,6 +36,7 @@ describe('agent card', () => {
       maxLiveRemindersPerTask: 64,
       maxMetadataBytes: 16384,
       retentionMs: 3_600_000,
+      maxRetainedFinalRemindersPerTask: 128,
       defaultTtlTurns: 1,
       acceptedStates: [
         'TASK_STATE_SUBMITTED',

@@ -29,6 +29,7 @@ export function reminderAgentExtension(
       maxLiveRemindersPerTask: limits.maxLiveRemindersPerTask,
       maxMetadataBytes: limits.maxMetadataBytes,
       retentionMs: limits.retentionMs,
+      maxRetainedFinalRemindersPerTask: limits.maxRetainedFinalRemindersPerTask,
       defaultTtlTurns: DEFAULT_TTL_TURNS,
       acceptedStates: [...ACCEPTING_STATES, ...HOLDING_STATES].map((s) => taskStateName(s)),
       events: [...REMINDER_EVENT_KINDS],

@@ -38,6 +38,12 @@ export interface ReminderClient {
     request: MessageInitShape<typeof InjectTaskReminderRequestSchema>,
     options?: ReminderCallOptions,
   ): Promise<InjectTaskReminderResponse>;
+  /**
+   * One page of the task's retained records (R49): `pageSize` (1–100, default
+   * 50), `pageToken` (the previous page's `nextPageToken`) and `liveOnly`
+   * travel as request fields (REST: query parameters). An empty
+   * `nextPageToken` marks the last page; {@link reminderPages} follows them all.
+   */
   listTaskReminders(
     request: MessageInitShape<typeof ListTaskRemindersRequestSchema>,
     options?: ReminderCallOptions,
@@ -46,4 +52,22 @@ export interface ReminderClient {
     request: MessageInitShape<typeof CancelTaskReminderRequestSchema>,
     options?: ReminderCallOptions,
   ): Promise<CancelTaskReminderResponse>;
+}
+
+/**
+ * Every page of a task's reminders, first to last (R49): follows
+ * `nextPageToken` until it is empty. A `pageToken` in the request starts
+ * the walk there.
+ */
+export async function* reminderPages(
+  client: Pick<ReminderClient, 'listTaskReminders'>,
+  request: MessageInitShape<typeof ListTaskRemindersRequestSchema>,
+  options?: ReminderCallOptions,
+): AsyncGenerator<ListTaskRemindersResponse, void, undefined> {
+  let pageToken = request.pageToken ?? '';
+  do {
+    const page = await client.listTaskReminders({ ...request, pageToken }, options);
+    yield page;
+    pageToken = page.nextPageToken;
+  } while (pageToken !== '');
 }

@@ -1,20 +1,28 @@
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ReminderRpc } from '@a2a-reminders/proto';
 import type { Message } from '@bufbuild/protobuf';
+import type { FieldViolation } from './errors.js';
 import { ReminderError } from './errors.js';
 import type { ReminderRpcHandler } from './service.js';
 
-type UnaryCall = (request: Message, context: ServerCallContext) => Promise<Message>;
+type UnaryCall = (
+  request: Message,
+  context: ServerCallContext,
+  readViolations?: readonly FieldViolation[],
+) => Promise<Message>;
 
 /**
  * Calls the handler method named by the rpc's protobuf-es local name
  * (`injectTaskReminder` for InjectTaskReminder), so no rpc is listed by hand.
+ * `readViolations` are the fields the binding could not read (R8); the
+ * handler reports them after authentication and activation (R45).
  */
 export async function callReminderRpc(
   handler: ReminderRpcHandler,
   rpc: ReminderRpc,
   request: Message,
   context: ServerCallContext,
+  readViolations: readonly FieldViolation[] = [],
 ): Promise<Message> {
   const method = (handler as unknown as Record<string, UnaryCall | undefined>)[
     rpc.method.localName
@@ -22,5 +30,9 @@ export async function callReminderRpc(
   if (typeof method !== 'function') {
     throw new ReminderError('UNIMPLEMENTED', `the reminder service does not implement ${rpc.name}`);
   }
-  return method.call(handler, request, context);
+  if (readViolations.length === 0) return method.call(handler, request, context);
+  await method.call(handler, request, context, readViolations);
+  // A handler that ignored them still never answers success for a request
+  // that was not read in full.
+  throw ReminderError.invalidArgument(readViolations);
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryReminderStore } from './in-memory-store.js';
-import type { StoredReminder } from './store.js';
+import type { ReminderWrite } from './store.js';
 
 const key = { tenant: '', owner: 'alice', taskId: 't1' };
 
-function reminder(id: string, extra: Partial<StoredReminder> = {}): StoredReminder {
+function reminder(id: string, extra: Partial<ReminderWrite> = {}): ReminderWrite {
   return {
     id,
     body: 'b',
@@ -71,15 +71,23 @@ describe('InMemoryReminderStore', () => {
   it('serializes transactions on one task', async () => {
     const store = new InMemoryReminderStore();
     const order: string[] = [];
+    // The slow transaction waits on a gate, not a timer: released only after
+    // the event loop has had a full turn to run the fast one (if it could).
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const slow = store.transact(key, async (tx) => {
       order.push('slow:start');
-      await new Promise((r) => setTimeout(r, 5));
+      await gate;
       tx.setTurn(tx.turn + 1);
       order.push('slow:end');
     });
     const fast = store.transact(key, async (tx) => {
       order.push(`fast:${tx.turn}`);
     });
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
     await Promise.all([slow, fast]);
     expect(order).toEqual(['slow:start', 'slow:end', 'fast:1']);
   });
@@ -104,5 +112,93 @@ describe('InMemoryReminderStore', () => {
     expect(await store.sweep(100)).toBe(1);
     expect(await store.read(key)).toBeUndefined();
     expect(await store.read(other)).toBeDefined();
+  });
+
+  it('R48, R49: inserts get the next acceptance sequence number, kept on replacement and never reused', async () => {
+    const store = new InMemoryReminderStore();
+    await store.transact(key, async (tx) => {
+      tx.put(reminder('a', { seq: 99 }));
+      tx.put(reminder('b'));
+    });
+    await store.transact(key, async (tx) => {
+      tx.put(reminder('a', { state: 'CANCELLED' }));
+      expect(await tx.purgeOldestFinal(0)).toEqual(['a']);
+      tx.put(reminder('a'));
+    });
+    const snap = await store.read(key);
+    expect(snap?.reminders.map((r) => [r.id, r.seq])).toEqual([
+      ['b', 2],
+      ['a', 3],
+    ]);
+  });
+
+  it('R48: purges the oldest to become final, never a live record', async () => {
+    const store = new InMemoryReminderStore();
+    await store.transact(key, async (tx) => {
+      for (const id of ['a', 'b', 'c', 'd', 'e']) tx.put(reminder(id));
+    });
+    await store.transact(key, async (tx) => {
+      // End order c, a, d: not acceptance order.
+      tx.put(reminder('c', { state: 'EXPIRED' }));
+      tx.put(reminder('a', { state: 'CANCELLED' }));
+      tx.put(reminder('d', { state: 'DISPLACED' }));
+      expect(await tx.purgeOldestFinal(1)).toEqual(['c', 'a']);
+      expect(await tx.purgeOldestFinal(1)).toEqual([]);
+      expect(await tx.purgeOldestFinal(0)).toEqual(['d']);
+      expect(await tx.get('a')).toBeUndefined();
+      expect((await tx.live()).map((r) => r.id)).toEqual(['b', 'e']);
+    });
+    const snap = await store.read(key);
+    expect(snap?.reminders.map((r) => r.id)).toEqual(['b', 'e']);
+  });
+
+  it('R48: a rolled-back purge restores the records, their order and the end order', async () => {
+    const store = new InMemoryReminderStore();
+    await store.transact(key, async (tx) => {
+      for (const id of ['a', 'b', 'c']) tx.put(reminder(id));
+      tx.put(reminder('b', { state: 'EXPIRED' }));
+      tx.put(reminder('a', { state: 'EXPIRED' }));
+    });
+    await expect(
+      store.transact(key, async (tx) => {
+        tx.put(reminder('c', { state: 'CANCELLED' }));
+        expect(await tx.purgeOldestFinal(0)).toEqual(['b', 'a', 'c']);
+        throw new Error('nope');
+      }),
+    ).rejects.toThrow('nope');
+    const snap = await store.read(key);
+    expect(snap?.reminders.map((r) => [r.id, r.seq, r.state])).toEqual([
+      ['a', 1, 'EXPIRED'],
+      ['b', 2, 'EXPIRED'],
+      ['c', 3, 'PENDING'],
+    ]);
+    await store.transact(key, async (tx) => {
+      expect(await tx.purgeOldestFinal(1)).toEqual(['b']);
+    });
+  });
+
+  it('R49: pages by acceptance sequence, with a live-only view', async () => {
+    const store = new InMemoryReminderStore();
+    await store.transact(key, async (tx) => {
+      for (const id of ['a', 'b', 'c', 'd']) tx.put(reminder(id));
+      tx.put(reminder('b', { state: 'EXPIRED' }));
+    });
+    const ids = (p: { reminders: readonly { id: string }[] } | undefined) =>
+      p?.reminders.map((r) => r.id);
+    const first = await store.page(key, { afterSeq: 0, limit: 2, liveOnly: false });
+    expect([ids(first), first?.more]).toEqual([['a', 'b'], true]);
+    const last = await store.page(key, { afterSeq: 2, limit: 2, liveOnly: false });
+    expect([ids(last), last?.more]).toEqual([['c', 'd'], false]);
+    const live = await store.page(key, { afterSeq: 1, limit: 5, liveOnly: true });
+    expect([ids(live), live?.more]).toEqual([['c', 'd'], false]);
+    expect(
+      await store.page({ ...key, taskId: 'none' }, { afterSeq: 0, limit: 1, liveOnly: false }),
+    ).toBeUndefined();
+  });
+
+  it('refuses to turn a final record live again', async () => {
+    const store = new InMemoryReminderStore();
+    await store.transact(key, async (tx) => tx.put(reminder('a', { state: 'EXPIRED' })));
+    await expect(store.transact(key, async (tx) => tx.put(reminder('a')))).rejects.toThrow('final');
   });
 });

@@ -1,8 +1,11 @@
 import type {
+  ReminderPage,
+  ReminderPageQuery,
   ReminderStore,
   ReminderStoreKey,
   ReminderTaskSnapshot,
   ReminderTransaction,
+  ReminderWrite,
   StoredReminder,
   TaskEndMark,
 } from './store.js';
@@ -12,13 +15,19 @@ import { isLiveState } from './store.js';
 interface TaskBucket {
   turn: number;
   ended: TaskEndMark | undefined;
-  /** Acceptance order. */
-  readonly records: StoredReminder[];
-  readonly indexById: Map<string, number>;
+  /** The last acceptance sequence number given out; never goes back (R48, R49). */
+  lastSeq: number;
+  /**
+   * Retained records by id; Map iteration order is acceptance order (a
+   * replacement keeps its key's position, a purge deletes in O(1)).
+   */
+  records: Map<string, StoredReminder>;
   /** Live reminders by id; Map iteration order is acceptance order. */
   live: Map<string, StoredReminder>;
   /** Live ids per non-empty dedupe key. */
   readonly liveByDedupeKey: Map<string, Set<string>>;
+  /** Ids of final records in the order they became final, oldest first (R48). */
+  readonly finals: Set<string>;
 }
 
 type Undo = () => void;
@@ -31,17 +40,19 @@ function newBucket(): TaskBucket {
   return {
     turn: 0,
     ended: undefined,
-    records: [],
-    indexById: new Map(),
+    lastSeq: 0,
+    records: new Map(),
     live: new Map(),
     liveByDedupeKey: new Map(),
+    finals: new Set(),
   };
 }
 
 /**
  * A {@link ReminderStore} in process memory: per-task promise locks for
- * atomicity, an undo log for rollback, and indexes by id, liveness and dedupe
- * key so inject and cancel cost O(1) and a turn boundary O(live).
+ * atomicity, an undo log for rollback, and indexes by id, liveness, dedupe
+ * key and end order so inject, cancel and a purge cost O(1) and a turn
+ * boundary O(live). A page read is O(retained), which R48 bounds.
  * Suitable for one process; replicas need a shared (SQL) store.
  */
 export class InMemoryReminderStore implements ReminderStore {
@@ -69,7 +80,20 @@ export class InMemoryReminderStore implements ReminderStore {
   async read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {
     const bucket = this.buckets.get(keyString(key));
     if (bucket === undefined) return undefined;
-    return { turn: bucket.turn, ended: bucket.ended, reminders: bucket.records.slice() };
+    return { turn: bucket.turn, ended: bucket.ended, reminders: [...bucket.records.values()] };
+  }
+
+  async page(key: ReminderStoreKey, query: ReminderPageQuery): Promise<ReminderPage | undefined> {
+    const bucket = this.buckets.get(keyString(key));
+    if (bucket === undefined) return undefined;
+    const source = query.liveOnly ? bucket.live : bucket.records;
+    const reminders: StoredReminder[] = [];
+    for (const r of source.values()) {
+      if (r.seq <= query.afterSeq) continue;
+      if (reminders.length === query.limit) return { ended: bucket.ended, reminders, more: true };
+      reminders.push(r);
+    }
+    return { ended: bucket.ended, reminders, more: false };
   }
 
   async sweep(nowMs: number): Promise<number> {
@@ -96,7 +120,7 @@ export class InMemoryReminderStore implements ReminderStore {
       const result = await mutate(tx);
       if (
         existing === undefined &&
-        (bucket.records.length > 0 || bucket.turn > 0 || bucket.ended)
+        (bucket.records.size > 0 || bucket.lastSeq > 0 || bucket.turn > 0 || bucket.ended)
       ) {
         this.buckets.set(k, bucket);
       }
@@ -117,8 +141,7 @@ export class InMemoryReminderStore implements ReminderStore {
         return bucket.ended;
       },
       async get(id) {
-        const index = bucket.indexById.get(id);
-        return index === undefined ? undefined : bucket.records[index];
+        return bucket.records.get(id);
       },
       async live() {
         return [...bucket.live.values()];
@@ -137,28 +160,34 @@ export class InMemoryReminderStore implements ReminderStore {
         return found;
       },
       put(reminder) {
-        const index = bucket.indexById.get(reminder.id);
+        const previous = bucket.records.get(reminder.id);
+        if (previous !== undefined && !isLiveState(previous.state) && isLiveState(reminder.state)) {
+          throw new Error(`reminder ${reminder.id} is final and cannot become live again`);
+        }
         // A new record is copied, its one nested value (metadata) deeply, so the
         // caller keeps no handle on it; a replacement shares the nested metadata
         // of the stored version (records are immutable), which keeps a turn
         // boundary O(live) with a small constant.
-        const stored: StoredReminder = index === undefined ? copyOf(reminder) : { ...reminder };
-        const previous = index === undefined ? undefined : bucket.records[index];
-        if (index === undefined) {
-          bucket.indexById.set(reminder.id, bucket.records.length);
-          bucket.records.push(stored);
-        } else {
-          bucket.records[index] = stored;
-        }
+        const lastSeq = bucket.lastSeq;
+        const stored: StoredReminder =
+          previous === undefined
+            ? copyOf(reminder, lastSeq + 1)
+            : { ...reminder, seq: previous.seq };
+        if (previous === undefined) bucket.lastSeq = stored.seq;
+        // Same key: Map.set keeps a replacement at its acceptance position.
+        bucket.records.set(stored.id, stored);
         setLiveness(bucket, previous, stored);
+        const turnedFinal = !isLiveState(stored.state) && !bucket.finals.has(stored.id);
+        if (turnedFinal) bucket.finals.add(stored.id);
         undo.push(() => {
-          if (index === undefined || previous === undefined) {
-            bucket.records.pop();
-            bucket.indexById.delete(reminder.id);
+          if (turnedFinal) bucket.finals.delete(stored.id);
+          if (previous === undefined) {
+            bucket.records.delete(stored.id);
+            bucket.lastSeq = lastSeq;
             setLiveness(bucket, stored, undefined);
             return;
           }
-          bucket.records[index] = previous;
+          bucket.records.set(previous.id, previous);
           if (isLiveState(previous.state) && !isLiveState(stored.state)) {
             // Re-entering the live Map would put it last; rebuild in acceptance order.
             rebuildLive(bucket);
@@ -166,6 +195,29 @@ export class InMemoryReminderStore implements ReminderStore {
             setLiveness(bucket, stored, previous);
           }
         });
+      },
+      async purgeOldestFinal(keep) {
+        const purged: StoredReminder[] = [];
+        for (const id of bucket.finals) {
+          if (bucket.finals.size - purged.length <= keep) break;
+          const r = bucket.records.get(id);
+          if (r !== undefined) purged.push(r);
+        }
+        if (purged.length === 0) return [];
+        for (const r of purged) {
+          bucket.finals.delete(r.id);
+          bucket.records.delete(r.id);
+        }
+        undo.push(() => {
+          // Undo runs newest first, so the purged ids were the oldest finals.
+          const later = [...bucket.finals];
+          bucket.finals.clear();
+          for (const r of purged) bucket.finals.add(r.id);
+          for (const id of later) bucket.finals.add(id);
+          for (const r of purged) bucket.records.set(r.id, r);
+          bucket.records = new Map([...bucket.records].sort(([, a], [, b]) => a.seq - b.seq));
+        });
+        return purged.map((r) => r.id);
       },
       setTurn(turn) {
         const previous = bucket.turn;
@@ -188,9 +240,10 @@ export class InMemoryReminderStore implements ReminderStore {
   }
 }
 
-function copyOf(reminder: StoredReminder): StoredReminder {
+function copyOf(reminder: ReminderWrite, seq: number): StoredReminder {
   const copy: StoredReminder = {
     ...reminder,
+    seq,
     acceptance: {
       displacedReminderIds: [...reminder.acceptance.displacedReminderIds],
       taskState: reminder.acceptance.taskState,
@@ -237,5 +290,5 @@ function setLiveness(
 function rebuildLive(bucket: TaskBucket): void {
   bucket.live = new Map();
   bucket.liveByDedupeKey.clear();
-  for (const r of bucket.records) setLiveness(bucket, undefined, r);
+  for (const r of bucket.records.values()) setLiveness(bucket, undefined, r);
 }

@@ -6,6 +6,7 @@ export type { BuildCallContextOptions, ReminderBinding } from './call-context.js
 export { buildCallContext } from './call-context.js';
 export { reminderCallHeaders } from './call-headers.js';
 export type { ReminderCallOptions, ReminderClient, ReminderClientOptions } from './client.js';
+export { reminderPages } from './client.js';
 export { callReminderRpc } from './dispatch.js';
 export type { FieldViolation, ReminderErrorCode, ReminderErrorOptions } from './errors.js';
 export { a2aReasonOf, isReminderErrorCode, ReminderError, reminderErrorCodes } from './errors.js';
@@ -15,11 +16,20 @@ export {
   REMINDERS_ERROR_DOMAIN,
   TASK_REMINDERS_EXTENSION_URI,
 } from './extension-uri.js';
+export type { FramingTag } from './framing.js';
+export { escapeAttribute, findFramingTags, foldCodePoint } from './framing.js';
+export type { HttpFailure } from './http-failure.js';
+export { httpFailureOf } from './http-failure.js';
 export { InMemoryReminderStore } from './in-memory-store.js';
+export { MAX_METADATA_DEPTH } from './json-safety.js';
 export type { ReminderLimits } from './limits.js';
 export { DEFAULT_TTL_TURNS, defaultReminderLimits } from './limits.js';
-export { parseRequestJson, toResponseJson } from './protojson.js';
+export { DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE } from './list-page.js';
+export { readRequestBinary } from './protobinary.js';
+export { parseRequestJson, readRequestJson, toResponseJson } from './protojson.js';
+export type { ReadRequest } from './read-request.js';
 export { createReminderService } from './reminder-service.js';
+export { isReminderUpdate } from './reminder-update.js';
 export type { ChatMessage, ChatRenderOptions, RenderableReminder } from './render.js';
 export {
   FALLBACK_REMINDER_ROLES,
@@ -42,10 +52,13 @@ export type {
 export { statusDetailsFromJson, statusDetailsToJson } from './status-details-json.js';
 export type {
   ReminderAcceptance,
+  ReminderPage,
+  ReminderPageQuery,
   ReminderStore,
   ReminderStoreKey,
   ReminderTaskSnapshot,
   ReminderTransaction,
+  ReminderWrite,
   StoredReminder,
   StoredReminderState,
   TaskEndMark,

@@ -18,7 +18,7 @@ import type { ReminderLimits } from './limits.js';
 import { DEFAULT_TTL_TURNS } from './limits.js';
 import { recordOf, sameContent } from './records.js';
 import type { SurfacedReminder } from './service.js';
-import type { ReminderTransaction, StoredReminder } from './store.js';
+import type { ReminderTransaction, ReminderWrite, StoredReminder } from './store.js';
 import { isLiveState } from './store.js';
 
 // The state transitions of reminders, each one run inside a store transaction.
@@ -69,7 +69,20 @@ export function terminalError(taskId: string, taskState: string): ReminderError 
   });
 }
 
-/** Accepts a new reminder: dedupe (R15, R16), quota (R17). */
+/**
+ * R48: a task keeps at most `maxRetainedFinalRemindersPerTask` final records.
+ * Every transition that makes a record final calls this in the same
+ * transaction, so the bound holds at every moment; live records are never
+ * touched, and the oldest to become final go first.
+ */
+async function purgeRetained(tx: ReminderTransaction, limits: ReminderLimits): Promise<void> {
+  await tx.purgeOldestFinal(limits.maxRetainedFinalRemindersPerTask);
+}
+
+/**
+ * Accepts a new reminder: dedupe (R15, R16), quota (R17). An id whose record
+ * was purged (R48) is not known any more and is accepted as a new reminder.
+ */
 export async function accept(
   tx: ReminderTransaction,
   input: InjectInput,
@@ -95,7 +108,7 @@ export async function accept(
     tx.put(ended);
     events.push(displacedEvent(ended, nowMs, reminder.id));
   }
-  const stored: StoredReminder = {
+  const stored: ReminderWrite = {
     id: reminder.id,
     body: reminder.body,
     dedupeKey: reminder.dedupeKey,
@@ -109,6 +122,7 @@ export async function accept(
     acceptance: { displacedReminderIds: displaced.map((d) => d.id), taskState: input.taskState },
   };
   tx.put(stored);
+  if (displaced.length > 0) await purgeRetained(tx, limits);
   return { result: acceptedResponse(taskId, stored), events };
 }
 
@@ -118,7 +132,7 @@ export async function accept(
  */
 export function acceptedResponse(
   taskId: string,
-  stored: StoredReminder,
+  stored: ReminderWrite,
 ): InjectTaskReminderResponse {
   const { endTimeMs: _end, firstTurn: _first, displacedBy: _by, ...atAcceptance } = stored;
   return create(InjectTaskReminderResponseSchema, {
@@ -140,6 +154,7 @@ export interface TurnResult {
 export async function takeTurn(
   tx: ReminderTransaction,
   nowMs: number,
+  limits: ReminderLimits,
 ): Promise<Outcome<TurnResult>> {
   if (tx.ended !== undefined) return { result: { turn: tx.turn, reminders: [] }, events: [] };
   const turn = tx.turn + 1;
@@ -174,6 +189,7 @@ export async function takeTurn(
       firstSurfacing: first,
     });
   }
+  if (events.some((e) => e.event.case === 'expired')) await purgeRetained(tx, limits);
   return { result: { turn, reminders }, events };
 }
 
@@ -185,7 +201,7 @@ export async function endAll(
   tx: ReminderTransaction,
   taskState: string,
   nowMs: number,
-  retentionMs: number,
+  limits: ReminderLimits,
 ): Promise<Outcome<boolean>> {
   if (tx.ended !== undefined) return { result: false, events: [] };
   const events: TaskReminderEvent[] = [];
@@ -200,7 +216,8 @@ export async function endAll(
       events.push(expiredEvent(ended, nowMs, r.turnsSurfaced < r.ttlTurns));
     }
   }
-  tx.markEnded({ taskState, endTimeMs: nowMs, purgeAfterMs: nowMs + retentionMs });
+  tx.markEnded({ taskState, endTimeMs: nowMs, purgeAfterMs: nowMs + limits.retentionMs });
+  if (events.length > 0) await purgeRetained(tx, limits);
   return { result: true, events };
 }
 
@@ -210,6 +227,7 @@ export async function cancel(
   taskId: string,
   reminderId: string,
   nowMs: number,
+  limits: ReminderLimits,
 ): Promise<Outcome<TaskReminderRecord>> {
   const r = await tx.get(reminderId);
   if (r === undefined) {
@@ -227,5 +245,7 @@ export async function cancel(
   }
   const ended: StoredReminder = { ...r, state: 'CANCELLED', endTimeMs: nowMs };
   tx.put(ended);
+  // The answer is built from `ended`, so it stands even when a cap of 0 purges the record at once.
+  await purgeRetained(tx, limits);
   return { result: recordOf(taskId, ended), events: [cancelledEvent(ended, nowMs)] };
 }

@@ -10,6 +10,11 @@ export interface ReminderLimits {
   readonly maxMetadataBytes: number;
   /** How long a task's records stay listable after the task ends, in ms. */
   readonly retentionMs: number;
+  /**
+   * Most final (expired, displaced, cancelled, dropped) records one task
+   * keeps; beyond it the oldest to become final are purged (R48).
+   */
+  readonly maxRetainedFinalRemindersPerTask: number;
 }
 
 export const defaultReminderLimits: ReminderLimits = {
@@ -18,6 +23,10 @@ export const defaultReminderLimits: ReminderLimits = {
   maxLiveRemindersPerTask: 64,
   maxMetadataBytes: 16 * 1024,
   retentionMs: 60 * 60 * 1000,
+  // Twice the live quota: the eventual fate of every reminder live at one
+  // moment stays listable, with as much recent history again. Worst case
+  // about 128 × 21 KiB (4 KiB body, 16 KiB metadata) ≈ 2.7 MiB per task.
+  maxRetainedFinalRemindersPerTask: 128,
 };
 
 /** ttlTurns when the caller leaves it unset. */

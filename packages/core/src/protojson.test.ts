@@ -6,7 +6,7 @@ import {
 import { create } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { ReminderError } from './errors.js';
-import { parseRequestJson, toResponseJson } from './protojson.js';
+import { parseRequestJson, readRequestJson, toResponseJson } from './protojson.js';
 
 function parseError(json: unknown): ReminderError {
   try {
@@ -49,5 +49,128 @@ describe('ProtoJSON requests', () => {
       taskState: 'TASK_STATE_WORKING',
     });
     expect(parseRequestJson(ListTaskRemindersRequestSchema, { taskId: 't' }).taskId).toBe('t');
+  });
+});
+
+function readInject(json: unknown) {
+  return readRequestJson(InjectTaskReminderRequestSchema, json);
+}
+const fields = (violations: readonly { field: string }[]) => violations.map((v) => v.field);
+
+describe('reading ProtoJSON field by field (R8, R41–R43, R45)', () => {
+  it('R8: reports every unreadable value at once and keeps the readable ones', () => {
+    const read = readInject({
+      taskId: 5,
+      reminder: { id: 'r1', body: 7, ttlTurns: 'x', source: 'ok' },
+    });
+    expect(fields(read.violations)).toEqual(['taskId', 'reminder.body', 'reminder.ttlTurns']);
+    expect(read.request.reminder?.id).toBe('r1');
+    expect(read.request.reminder?.source).toBe('ok');
+    expect(read.request.reminder?.ttlTurns).toBeUndefined();
+  });
+
+  it('R45: never throws for a value; a non-object request is one violation on its root', () => {
+    for (const bad of [null, [], 'x', 3, true]) {
+      const read = readRequestJson(InjectTaskReminderRequestSchema, bad, 'params');
+      expect(read.violations).toEqual([
+        { field: 'params', description: 'must be a JSON object (the ProtoJSON request)' },
+      ]);
+    }
+    expect(fields(readInject({ reminder: [] }).violations)).toEqual(['reminder']);
+    expect(fields(readInject({ taskId: 't', task_id: 't' }).violations)).toEqual(['taskId']);
+  });
+
+  it('R43: integers are JSON numbers or strings holding one in decimal, nothing else', () => {
+    const ttl = (value: unknown) =>
+      readInject({ reminder: { id: 'r', body: 'b', ttlTurns: value } });
+    for (const [value, expected] of [
+      [3, 3],
+      ['3', 3],
+      ['-2', -2],
+      ['1e1', 10],
+      ['5.0', 5],
+      [null, undefined],
+    ] as const) {
+      const read = ttl(value);
+      expect({ value, violations: read.violations }).toEqual({ value, violations: [] });
+      expect(read.request.reminder?.ttlTurns).toBe(expected);
+    }
+    for (const value of [
+      '0x10',
+      '0b1',
+      '0o7',
+      '+5',
+      ' 5',
+      '5 ',
+      '010',
+      '',
+      'Infinity',
+      '1.5',
+      1.5,
+      3e9,
+      true,
+    ]) {
+      expect({ value, fields: fields(ttl(value).violations) }).toEqual({
+        value,
+        fields: ['reminder.ttlTurns'],
+      });
+    }
+  });
+
+  it('R43: a lone surrogate is refused in string fields and anywhere in metadata', () => {
+    expect(fields(readInject({ reminder: { id: 'r', body: 'a\uD800b' } }).violations)).toEqual([
+      'reminder.body',
+    ]);
+    expect(fields(readInject({ taskId: '\uDC00' }).violations)).toEqual(['taskId']);
+    const inValue = readInject({
+      reminder: { id: 'r', body: 'b', metadata: { k: ['ok', 'x\uDBFF'] } },
+    });
+    expect(fields(inValue.violations)).toEqual(['reminder.metadata.k[1]']);
+    const inKey = readInject({
+      reminder: { id: 'r', body: 'b', metadata: { a: { 'k\uD800': 1 } } },
+    });
+    expect(fields(inKey.violations)).toEqual(['reminder.metadata.a["k\\ud800"]']);
+    // A surrogate pair is a character like any other.
+    expect(
+      readInject({ reminder: { id: 'r', body: '😀', metadata: { '😀': '😀' } } }).violations,
+    ).toEqual([]);
+  });
+
+  it('R41: a non-finite number anywhere in metadata is refused on its path (1e309 parses to Infinity)', () => {
+    const json = JSON.parse(
+      '{"reminder":{"id":"inf-1","body":"hello","metadata":{"x":1e309,"deep":{"list":[1,-1e309]}}}}',
+    );
+    const read = readInject(json);
+    expect(read.violations).toEqual([
+      {
+        field: 'reminder.metadata.x',
+        description: 'must be a finite number (JSON has no NaN or Infinity)',
+      },
+    ]);
+    expect(read.request.reminder?.metadata).toBeUndefined();
+    expect(read.request.reminder?.id).toBe('inf-1');
+  });
+
+  it('R42: metadata nested past 32 levels, or past the parser limit, is a violation on reminder.metadata', () => {
+    const nest = (levels: number): unknown => {
+      let value: unknown = 1;
+      for (let i = 1; i < levels; i += 1) value = i % 2 === 0 ? [value] : { a: value };
+      return { a: value };
+    };
+    expect(readInject({ reminder: { id: 'r', body: 'b', metadata: nest(32) } }).violations).toEqual(
+      [],
+    );
+    for (const levels of [33, 98, 200, 20_000]) {
+      const read = readInject({ reminder: { id: 'r', body: 'b', metadata: nest(levels) } });
+      expect({ levels, violations: read.violations }).toEqual({
+        levels,
+        violations: [
+          {
+            field: 'reminder.metadata',
+            description: 'must nest at most 32 levels of objects and arrays',
+          },
+        ],
+      });
+    }
   });
 });

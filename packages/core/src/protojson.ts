@@ -1,37 +1,68 @@
 import type { DescField, DescMessage, JsonValue, MessageShape } from '@bufbuild/protobuf';
-import { fromJson, toJson } from '@bufbuild/protobuf';
-import { ReminderError } from './errors.js';
+import { create, mergeFromJson, ScalarType, toJson } from '@bufbuild/protobuf';
+import type { FieldViolation } from './errors.js';
+import { hasLoneSurrogate, LONE_SURROGATE_DESCRIPTION, metadataViolations } from './json-safety.js';
+import type { ReadRequest } from './read-request.js';
+import { throwIfInvalid } from './validation.js';
+
+/** Requests nest a handful of messages; anything deeper is not one of ours. */
+const MAX_MESSAGE_DEPTH = 16;
 
 /**
- * Parses a request from ProtoJSON through its generated schema (unknown
- * fields ignored, as A2A readers do). A value the schema cannot read becomes
- * INVALID_ARGUMENT with the field's ProtoJSON path (`reminder.ttlTurns`)
- * where one can be found (R8).
+ * R43: the integer forms ProtoJSON allows, a JSON number or a string holding
+ * one (RFC 8259 number syntax). protobuf-es reads strings with `Number()`,
+ * which also takes `0x10`, `0b1`, `0o7` and `+5`.
+ */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+const INTEGER_SCALARS: ReadonlySet<ScalarType> = new Set([
+  ScalarType.INT32,
+  ScalarType.SINT32,
+  ScalarType.SFIXED32,
+  ScalarType.UINT32,
+  ScalarType.FIXED32,
+  ScalarType.INT64,
+  ScalarType.SINT64,
+  ScalarType.SFIXED64,
+  ScalarType.UINT64,
+  ScalarType.FIXED64,
+]);
+
+/**
+ * Reads a request from ProtoJSON through its generated schema, field by
+ * field, and never throws for a value: each field whose value cannot be read
+ * is left at its default and gets a violation on its ProtoJSON path
+ * (`reminder.ttlTurns`), so every unreadable value is reported at once (R8)
+ * and the service reports them after authentication and activation (R45).
+ * Unknown fields are ignored, as A2A readers do. `root` names the whole
+ * request in the violation for a value that is not a JSON object
+ * (JSON-RPC: `params`).
+ */
+export function readRequestJson<Desc extends DescMessage>(
+  schema: Desc,
+  json: unknown,
+  root = '',
+): ReadRequest<MessageShape<Desc>> {
+  const violations: FieldViolation[] = [];
+  if (!isJsonObject(json)) {
+    violations.push({ field: root, description: 'must be a JSON object (the ProtoJSON request)' });
+    return { request: create(schema), violations };
+  }
+  return { request: readMessage(schema, json, '', violations, 0), violations };
+}
+
+/**
+ * Parses a request from ProtoJSON, throwing INVALID_ARGUMENT with every
+ * unreadable field (R8). Bindings use {@link readRequestJson} instead, so the
+ * service orders the checks (R45).
  */
 export function parseRequestJson<Desc extends DescMessage>(
   schema: Desc,
   json: unknown,
 ): MessageShape<Desc> {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new ReminderError('INVALID_ARGUMENT', 'invalid request: expected a JSON object');
-  }
-  try {
-    return fromJson(schema, json as JsonValue, { ignoreUnknownFields: true });
-  } catch (error) {
-    const field = failedField(error);
-    const path =
-      field === undefined ? nonObjectMessagePath(schema, json) : pathTo(schema, field, json);
-    const description = describe(error);
-    if (path === undefined) {
-      throw new ReminderError('INVALID_ARGUMENT', `invalid request: ${description}`, {
-        cause: error,
-      });
-    }
-    throw new ReminderError('INVALID_ARGUMENT', `invalid request: ${path}: ${description}`, {
-      fieldViolations: [{ field: path, description }],
-      cause: error,
-    });
-  }
+  const read = readRequestJson(schema, json);
+  throwIfInvalid(read.violations);
+  return read.request;
 }
 
 /** The ProtoJSON of a response (camelCase names, defaults omitted). */
@@ -42,70 +73,118 @@ export function toResponseJson<Desc extends DescMessage>(
   return toJson(schema, message);
 }
 
-/** protobuf-es wraps its FieldError as the cause; it names the field's descriptor. */
-function failedField(error: unknown): DescField | undefined {
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (cause instanceof Error && 'field' in cause && typeof cause.field === 'function') {
-    const field = (cause.field as () => unknown)();
-    if (typeof field === 'object' && field !== null && (field as DescField).kind === 'field') {
-      return field as DescField;
-    }
+const fieldsByKey = new WeakMap<DescMessage, Map<string, DescField>>();
+
+/** A message's fields by ProtoJSON name and by proto name, as ProtoJSON readers accept both. */
+function fieldOf(schema: DescMessage, key: string): DescField | undefined {
+  let byKey = fieldsByKey.get(schema);
+  if (byKey === undefined) {
+    byKey = new Map();
+    for (const field of schema.fields) byKey.set(field.name, field).set(field.jsonName, field);
+    fieldsByKey.set(schema, byKey);
   }
-  return undefined;
+  return byKey.get(key);
 }
 
+function readMessage<Desc extends DescMessage>(
+  schema: Desc,
+  json: Record<string, unknown>,
+  path: string,
+  violations: FieldViolation[],
+  depth: number,
+): MessageShape<Desc> {
+  const message = create(schema);
+  const seen = new Set<DescField>();
+  for (const [key, value] of Object.entries(json)) {
+    const field = fieldOf(schema, key);
+    if (field === undefined) continue;
+    const at = path === '' ? field.jsonName : `${path}.${field.jsonName}`;
+    if (seen.has(field)) {
+      violations.push({ field: at, description: 'is set more than once' });
+      continue;
+    }
+    seen.add(field);
+    const problem = readField(schema, message, field, key, value, at, violations, depth);
+    if (problem !== undefined) violations.push({ field: at, description: problem });
+  }
+  return message;
+}
+
+/** Reads one field into `message`; returns what is wrong with its value, if anything. */
+function readField<Desc extends DescMessage>(
+  schema: Desc,
+  message: MessageShape<Desc>,
+  field: DescField,
+  key: string,
+  value: unknown,
+  at: string,
+  violations: FieldViolation[],
+  depth: number,
+): string | undefined {
+  if (value === null) return merge(schema, message, key, value);
+  if (field.fieldKind === 'message') {
+    if (field.message.typeName === 'google.protobuf.Struct') {
+      // R41–R43, checked on the JSON before protobuf-es reads it (its own
+      // recursion limit would otherwise answer for deep values).
+      const problems = metadataViolations(value, at);
+      if (problems.length > 0) {
+        violations.push(...problems);
+        return undefined;
+      }
+      return merge(schema, message, key, value);
+    }
+    if (field.message.typeName.startsWith('google.protobuf.')) {
+      return merge(schema, message, key, value);
+    }
+    if (!isJsonObject(value)) return 'must be a JSON object';
+    if (depth >= MAX_MESSAGE_DEPTH) return 'nests too deeply';
+    const sub = readMessage(field.message, value, at, violations, depth + 1);
+    setField(message, field, sub);
+    return undefined;
+  }
+  if (field.fieldKind === 'scalar' && field.scalar === ScalarType.STRING) {
+    if (typeof value !== 'string') return 'must be a string';
+    if (hasLoneSurrogate(value)) return LONE_SURROGATE_DESCRIPTION;
+    return merge(schema, message, key, value);
+  }
+  if (field.fieldKind === 'scalar' && INTEGER_SCALARS.has(field.scalar)) {
+    const integer = 'must be an integer (a JSON number, or a string holding one in decimal)';
+    if (typeof value === 'string' ? !JSON_NUMBER.test(value) : typeof value !== 'number') {
+      return integer;
+    }
+    return merge(schema, message, key, value) === undefined ? undefined : integer;
+  }
+  return merge(schema, message, key, value);
+}
+
+/** Lets protobuf-es read the one field `key` into `message`. */
+function merge<Desc extends DescMessage>(
+  schema: Desc,
+  message: MessageShape<Desc>,
+  key: string,
+  value: unknown,
+): string | undefined {
+  try {
+    mergeFromJson(schema, message, { [key]: value } as JsonValue, { ignoreUnknownFields: true });
+    return undefined;
+  } catch (error) {
+    return describe(error);
+  }
+}
+
+function setField(message: object, field: DescField, value: unknown): void {
+  const record = message as Record<string, unknown>;
+  if (field.oneof === undefined) record[field.localName] = value;
+  else record[field.oneof.localName] = { case: field.localName, value };
+}
+
+/** protobuf-es wraps its FieldError as the cause; its message says what is wrong. */
 function describe(error: unknown): string {
   const cause = error instanceof Error ? error.cause : undefined;
   if (cause instanceof Error) return cause.message;
   return error instanceof Error ? error.message : 'malformed value';
 }
 
-/**
- * The ProtoJSON path from the request root to `field`, following the
- * message fields present in the JSON (depth-first, bounded by recursion).
- */
-function pathTo(
-  schema: DescMessage,
-  target: DescField,
-  json: unknown,
-  depth = 0,
-): string | undefined {
-  if (depth > 8 || typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return undefined;
-  }
-  const obj = json as Record<string, unknown>;
-  for (const field of schema.fields) {
-    const key = field.jsonName in obj ? field.jsonName : field.name in obj ? field.name : undefined;
-    if (key === undefined) continue;
-    if (field === target) return field.jsonName;
-    if (field.fieldKind === 'message') {
-      const sub = pathTo(field.message, target, obj[key], depth + 1);
-      if (sub !== undefined) return `${field.jsonName}.${sub}`;
-    }
-  }
-  return undefined;
-}
-
-/**
- * protobuf-es names no field when a message field holds a non-object (e.g.
- * `"reminder": "x"`); find the first such field in the JSON.
- */
-function nonObjectMessagePath(schema: DescMessage, json: unknown, depth = 0): string | undefined {
-  if (depth > 8 || typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return undefined;
-  }
-  const obj = json as Record<string, unknown>;
-  for (const field of schema.fields) {
-    if (field.fieldKind !== 'message') continue;
-    const key = field.jsonName in obj ? field.jsonName : field.name in obj ? field.name : undefined;
-    if (key === undefined) continue;
-    const value = obj[key];
-    if (value === null) continue;
-    const wkt = field.message.typeName.startsWith('google.protobuf.');
-    if (wkt && field.message.typeName !== 'google.protobuf.Struct') continue;
-    if (typeof value !== 'object' || Array.isArray(value)) return field.jsonName;
-    const sub = nonObjectMessagePath(field.message, value, depth + 1);
-    if (sub !== undefined) return `${field.jsonName}.${sub}`;
-  }
-  return undefined;
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import type { TaskStatus } from '@a2a-js/sdk';
+import type { Message, TaskStatus } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
 import type { AgentExecutionEvent, ExecutionEventBus } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
@@ -12,7 +12,7 @@ export interface PublishLane {
   queued: number;
 }
 
-/** Reminder events held while the task is INPUT_REQUIRED (R30). */
+/** Reminder events held while the task's status cannot be repeated (R30, R50). */
 interface HeldEvents {
   readonly taskId: string;
   readonly events: TaskReminderEvent[];
@@ -22,6 +22,12 @@ interface HeldEvents {
 export interface BusState {
   /** The latest task status seen on the bus (R31). */
   status: TaskStatus | undefined;
+  /**
+   * Ids of the messages the stored task's history holds, as far as the bus
+   * shows (R50): a copy repeating a status whose message is not among them
+   * would add that message to the history.
+   */
+  historyIds: Set<string>;
   contextId: string | undefined;
   /**
    * Executions on this bus that have not published their first task or
@@ -33,6 +39,14 @@ export interface BusState {
   readonly deferred: Array<() => AgentExecutionEvent | undefined>;
   readonly lane: PublishLane;
   held: HeldEvents | undefined;
+}
+
+/** The status a batch falls back to when the bus has shown none yet, as loaded with its task. */
+export interface StatusFallback {
+  readonly contextId: string;
+  readonly status: TaskStatus | undefined;
+  /** The history stored with that status; unknown (undefined) means no message is known to be in it. */
+  readonly history: readonly Message[] | undefined;
 }
 
 /** A bus that forwards to an SDK bus (the executor wrapper's bus). */
@@ -62,6 +76,7 @@ export class BusRegistry {
     if (state === undefined) {
       const s: BusState = {
         status: undefined,
+        historyIds: new Set(),
         contextId: undefined,
         awaitingFirstEvent: 0,
         deferred: [],
@@ -70,14 +85,26 @@ export class BusRegistry {
       };
       real.on('event', (event) => {
         observe(s, event);
-        // R30: the task left INPUT_REQUIRED for a running state; deliver what
-        // was held, after this event has reached every listener.
-        if (s.held !== undefined && resumes(event)) queueMicrotask(() => this.flushHeld(real, s));
+        // R30, R50: the task's next status can be repeated (it left
+        // INPUT_REQUIRED, or its message is in history now); deliver what was
+        // held, after this event has reached every listener.
+        if (s.held !== undefined && releases(event, s))
+          queueMicrotask(() => this.flushHeld(real, s));
       });
       this.states.set(real, s);
       state = s;
     }
     return state;
+  }
+
+  /**
+   * R50: the messages of a task's stored history, as an execution loaded it,
+   * count as in history on the execution's bus (a task event with an empty
+   * history keeps the stored one).
+   */
+  knowHistory(bus: ExecutionEventBus, history: readonly Message[] | undefined): void {
+    const state = this.stateOf(bus);
+    for (const message of history ?? []) state.historyIds.add(message.messageId);
   }
 
   /** Publishes now, or after the pending first event of an execution. */
@@ -107,35 +134,38 @@ export class BusRegistry {
   }
 
   /**
-   * R30: one status update per batch, `status` a copy of the current status
-   * without its message (so nothing enters history), the batch under the URI.
-   * Skipped when no status is known (events stay listable, R32).
+   * R30, R50: one status update per batch, the batch under the URI, whose
+   * `status` repeats the task's current status verbatim (message and
+   * timestamp included), so GetTask keeps the agent's message and the
+   * history is unchanged. Skipped when no status is known (events stay
+   * listable, R32); held when the status cannot be repeated.
    */
   publishBatch(
     bus: ExecutionEventBus,
     taskId: string,
-    fallback: { contextId: string; status: TaskStatus | undefined },
+    fallback: StatusFallback,
     events: readonly TaskReminderEvent[],
   ): void {
     if (events.length === 0) return;
     const state = this.stateOf(bus);
-    const metadata = batchMetadata(eventBatch(taskId, [...events]));
     this.publish(bus, () => {
+      const fromBus = state.status !== undefined;
       const status = state.status ?? fallback.status;
       if (status === undefined) return undefined;
-      // R30: the SDK ends every stream (and the queue CancelTask reads) at an
-      // INPUT_REQUIRED status update, so a copy of that status would close
-      // them. Hold the events for the task's next status update instead.
-      if (status.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      const historyIds = fromBus ? state.historyIds : idsOf(fallback.history);
+      if (!repeatable(status, historyIds)) {
         if (state.held === undefined) state.held = { taskId, events: [] };
         state.held.events.push(...events);
         return undefined;
       }
+      // Events still held go first, in the same update, so their order is kept.
+      const held = state.held?.events ?? [];
+      state.held = undefined;
       return AgentEvent.statusUpdate({
         taskId,
         contextId: state.contextId ?? fallback.contextId,
-        status: { state: status.state, message: undefined, timestamp: status.timestamp },
-        metadata,
+        status: structuredClone(status),
+        metadata: batchMetadata(eventBatch(taskId, [...held, ...events])),
       });
     });
   }
@@ -156,29 +186,87 @@ export class BusRegistry {
     });
   }
 
+  /**
+   * R27, R50: an execution that throws is ended by the SDK's own FAILED task
+   * event, which carries no held batch. Events held only because the status
+   * message is not in history go out now, on a copy without that message:
+   * the SDK's FAILED task event replaces status and history right after, so
+   * the stored task ends exactly as it would without reminders. Events held
+   * in INPUT_REQUIRED stay held (a copy would close the streams, R30).
+   */
+  releaseBeforeFailure(bus: ExecutionEventBus): void {
+    const state = this.stateOf(bus);
+    const held = state.held;
+    const status = state.status;
+    if (held === undefined || status === undefined) return;
+    if (status.state === TaskState.TASK_STATE_INPUT_REQUIRED) return;
+    state.held = undefined;
+    this.publish(bus, () =>
+      AgentEvent.statusUpdate({
+        taskId: held.taskId,
+        contextId: state.contextId ?? '',
+        status: { ...structuredClone(status), message: undefined },
+        metadata: batchMetadata(eventBatch(held.taskId, held.events)),
+      }),
+    );
+  }
+
   private flushHeld(real: ExecutionEventBus, state: BusState): void {
     const held = state.held;
     if (held === undefined) return;
     state.held = undefined;
-    this.publishBatch(real, held.taskId, { contextId: '', status: undefined }, held.events);
+    this.publishBatch(
+      real,
+      held.taskId,
+      { contextId: '', status: undefined, history: undefined },
+      held.events,
+    );
   }
 }
 
-/** A task or status event that puts the task back in a running (non-interrupted, non-terminal) state. */
-function resumes(event: AgentExecutionEvent): boolean {
-  const state =
-    event.kind === 'task' || event.kind === 'statusUpdate' ? event.data.status?.state : undefined;
+/**
+ * Whether a reminder update may repeat `status` verbatim. Not while
+ * INPUT_REQUIRED (R30): the SDK ends every stream (and the queue CancelTask
+ * reads) at a status update in that state. Not when its message is not known
+ * to be in the history (R50): the SDK appends a status update's message to
+ * the history unless a message with its id is there already, and a status
+ * that arrived in a task event was stored without appending it.
+ */
+function repeatable(status: TaskStatus, historyIds: ReadonlySet<string>): boolean {
+  if (status.state === TaskState.TASK_STATE_INPUT_REQUIRED) return false;
+  return status.message === undefined || historyIds.has(status.message.messageId);
+}
+
+/** A task or status event after which the held events can go out as a copy of their own. */
+function releases(event: AgentExecutionEvent, state: BusState): boolean {
+  if (event.kind !== 'task' && event.kind !== 'statusUpdate') return false;
+  const status = state.status;
+  // A terminal update carries the held events itself (R27, attachHeld).
   return (
-    state !== undefined && state !== TaskState.TASK_STATE_INPUT_REQUIRED && !isTerminalState(state)
+    status !== undefined && !isTerminalState(status.state) && repeatable(status, state.historyIds)
   );
 }
 
+function idsOf(history: readonly Message[] | undefined): ReadonlySet<string> {
+  return new Set((history ?? []).map((m) => m.messageId));
+}
+
+/**
+ * Follows the status and, as the SDK's ResultManager stores them, the
+ * history's message ids (R31, R50): a task event with a history replaces the
+ * stored history (an empty one keeps it) and does not append its status
+ * message; a status update appends its message.
+ */
 function observe(state: BusState, event: AgentExecutionEvent): void {
   if (event.kind === 'task') {
     state.contextId = event.data.contextId;
     if (event.data.status !== undefined) state.status = event.data.status;
+    const history = event.data.history ?? [];
+    if (history.length > 0) state.historyIds = new Set(history.map((m) => m.messageId));
   } else if (event.kind === 'statusUpdate') {
     state.contextId = event.data.contextId;
     if (event.data.status !== undefined) state.status = event.data.status;
+    const message = event.data.status?.message;
+    if (message !== undefined) state.historyIds.add(message.messageId);
   }
 }

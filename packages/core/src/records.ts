@@ -4,7 +4,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { create, equals } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { DEFAULT_TTL_TURNS } from './limits.js';
-import type { StoredReminder, StoredReminderState } from './store.js';
+import type { ReminderWrite, StoredReminder, StoredReminderState } from './store.js';
 import { isLiveState } from './store.js';
 
 const protoState: Record<StoredReminderState, ReminderState> = {
@@ -17,7 +17,7 @@ const protoState: Record<StoredReminderState, ReminderState> = {
 };
 
 /** The reminder's content with the effective ttlTurns (R9: default 1). */
-export function reminderOf(stored: StoredReminder): TaskReminder {
+export function reminderOf(stored: ReminderWrite): TaskReminder {
   return create(TaskReminderSchema, {
     id: stored.id,
     body: stored.body,
@@ -30,12 +30,12 @@ export function reminderOf(stored: StoredReminder): TaskReminder {
 }
 
 /** Turns still to come: ttl minus turns surfaced while live, 0 once final (R34). */
-export function turnsRemainingOf(stored: StoredReminder): number {
+export function turnsRemainingOf(stored: ReminderWrite): number {
   return isLiveState(stored.state) ? stored.ttlTurns - stored.turnsSurfaced : 0;
 }
 
 /** The wire record of a stored reminder (R34). */
-export function recordOf(taskId: string, stored: StoredReminder): TaskReminderRecord {
+export function recordOf(taskId: string, stored: ReminderWrite): TaskReminderRecord {
   return create(TaskReminderRecordSchema, {
     taskId,
     reminder: reminderOf(stored),

@@ -18,6 +18,7 @@ import type {
   InjectTaskReminderResponse,
   ListTaskRemindersRequest,
   ListTaskRemindersResponse,
+  TaskReminder,
   TaskReminderEvent,
 } from '@a2a-reminders/proto';
 import {
@@ -31,31 +32,29 @@ import { ReminderError } from './errors.js';
 import { EndingBus } from './executor-wrapper.js';
 import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
 import { InMemoryReminderStore } from './in-memory-store.js';
+import { withoutNegativeZero } from './json-safety.js';
 import type { Outcome } from './lifecycle.js';
 import { accept, cancel, endAll, replayIfKnown, takeTurn, terminalError } from './lifecycle.js';
 import type { ReminderLimits } from './limits.js';
 import { defaultReminderLimits } from './limits.js';
+import { encodePageToken, pageQueryOf } from './list-page.js';
+import type { StatusFallback } from './publisher.js';
 import { BusRegistry } from './publisher.js';
 import { recordOf } from './records.js';
+import {
+  cancelRequestViolations,
+  injectRequestViolations,
+  listRequestViolations,
+} from './request-checks.js';
 import type { ReminderService, ReminderServiceOptions, ReminderTurn } from './service.js';
 import type { ReminderStore, ReminderStoreKey } from './store.js';
 import { isLiveState } from './store.js';
 import { isTerminalState, taskStateName } from './task-states.js';
-import {
-  cancelViolations,
-  injectViolations,
-  listViolations,
-  throwIfInvalid,
-} from './validation.js';
+import { throwIfInvalid } from './validation.js';
 
 /** Creates the reminder service (issue 3; rules in docs/extension-spec.md). */
 export function createReminderService(options: ReminderServiceOptions): ReminderService {
   return new DefaultReminderService(options);
-}
-
-interface StatusFallback {
-  readonly contextId: string;
-  readonly status: TaskStatus | undefined;
 }
 
 class DefaultReminderService implements ReminderService {
@@ -84,13 +83,13 @@ class DefaultReminderService implements ReminderService {
   async injectTaskReminder(
     request: InjectTaskReminderRequest,
     context: ServerCallContext,
+    readViolations: readonly FieldViolation[] = [],
   ): Promise<InjectTaskReminderResponse> {
     return this.guard(async () => {
       const task = await this.enter(context, request.taskId, () =>
-        injectViolations(request, this.limits),
+        injectRequestViolations(request, this.limits, readViolations),
       );
-      const reminder = request.reminder;
-      if (reminder === undefined) throw new ReminderError('INTERNAL', 'internal error');
+      const reminder = storable(request.reminder);
       const taskId = request.taskId;
       const key = this.keyOf(context, taskId);
       const state = task.status?.state;
@@ -119,16 +118,22 @@ class DefaultReminderService implements ReminderService {
   async listTaskReminders(
     request: ListTaskRemindersRequest,
     context: ServerCallContext,
+    readViolations: readonly FieldViolation[] = [],
   ): Promise<ListTaskRemindersResponse> {
     return this.guard(async () => {
-      await this.enter(context, request.taskId, () => listViolations(request));
-      const snapshot = await this.store.read(this.keyOf(context, request.taskId));
+      await this.enter(context, request.taskId, () =>
+        listRequestViolations(request, readViolations),
+      );
+      // R49: one page, read atomically; the token names the last record's sequence number.
+      const page = await this.store.page(this.keyOf(context, request.taskId), pageQueryOf(request));
       // R35: past retention, records are gone even before a sweep deletes them.
-      if (snapshot === undefined || this.expired(snapshot.ended?.purgeAfterMs)) {
+      if (page === undefined || this.expired(page.ended?.purgeAfterMs)) {
         return create(ListTaskRemindersResponseSchema, { reminders: [] });
       }
+      const last = page.reminders.at(-1);
       return create(ListTaskRemindersResponseSchema, {
-        reminders: snapshot.reminders.map((r) => recordOf(request.taskId, r)),
+        reminders: page.reminders.map((r) => recordOf(request.taskId, r)),
+        nextPageToken: page.more && last !== undefined ? encodePageToken(last.seq) : '',
       });
     });
   }
@@ -136,16 +141,19 @@ class DefaultReminderService implements ReminderService {
   async cancelTaskReminder(
     request: CancelTaskReminderRequest,
     context: ServerCallContext,
+    readViolations: readonly FieldViolation[] = [],
   ): Promise<CancelTaskReminderResponse> {
     return this.guard(async () => {
-      const task = await this.enter(context, request.taskId, () => cancelViolations(request));
+      const task = await this.enter(context, request.taskId, () =>
+        cancelRequestViolations(request, readViolations),
+      );
       const key = this.keyOf(context, request.taskId);
       const nowMs = this.nowMs();
       const outcome = await this.store.transact(key, async (tx) => {
         if (tx.ended !== undefined && this.expired(tx.ended.purgeAfterMs)) {
           throw notFoundReminder(request.taskId, request.reminderId);
         }
-        return cancel(tx, request.taskId, request.reminderId, nowMs);
+        return cancel(tx, request.taskId, request.reminderId, nowMs, this.limits);
       });
       this.publishToTask(context, task, outcome.events);
       return create(CancelTaskReminderResponseSchema, { record: outcome.result });
@@ -158,7 +166,7 @@ class DefaultReminderService implements ReminderService {
   ): Promise<ReminderTurn> {
     this.buses.stateOf(eventBus);
     const key = this.keyOf(requestContext.context, requestContext.taskId);
-    const outcome = await this.store.transact(key, (tx) => takeTurn(tx, this.nowMs()));
+    const outcome = await this.store.transact(key, (tx) => takeTurn(tx, this.nowMs(), this.limits));
     this.buses.publishBatch(
       eventBus,
       requestContext.taskId,
@@ -192,6 +200,8 @@ class DefaultReminderService implements ReminderService {
         const real = this.buses.real(eventBus);
         this.scopes.set(real, requestContext);
         this.buses.stateOf(real).awaitingFirstEvent += 1;
+        // R50: what the stored history holds, so reminder updates can repeat its messages.
+        this.buses.knowHistory(real, requestContext.task?.history);
         const bus = this.endingBus(real, requestContext, false);
         try {
           await executor.execute(requestContext, bus);
@@ -207,6 +217,7 @@ class DefaultReminderService implements ReminderService {
             bus.hasStarted ? real : undefined,
             fallbackOf(requestContext),
           ).catch((e: unknown) => console.error('task reminders: ending reminders failed', e));
+          if (bus.hasStarted) this.buses.releaseBeforeFailure(real);
           throw error;
         } finally {
           bus.settleFirstEvent();
@@ -286,6 +297,7 @@ class DefaultReminderService implements ReminderService {
     await this.endReminders(key, scope.taskId, state, real, {
       contextId: task.contextId,
       status: working,
+      history: undefined,
     });
     return AgentEvent.statusUpdate({
       taskId: task.id,
@@ -304,7 +316,7 @@ class DefaultReminderService implements ReminderService {
     fallback: StatusFallback,
   ): Promise<void> {
     const outcome = await this.store.transact(key, (tx) =>
-      endAll(tx, taskStateName(finalState), this.nowMs(), this.limits.retentionMs),
+      endAll(tx, taskStateName(finalState), this.nowMs(), this.limits),
     );
     if (bus !== undefined) this.buses.publishBatch(bus, taskId, fallback, outcome.events);
   }
@@ -346,7 +358,7 @@ class DefaultReminderService implements ReminderService {
         taskId,
         state,
         this.busManager.getByTaskId(taskId, context),
-        { contextId: task.contextId, status: task.status },
+        { contextId: task.contextId, status: task.status, history: task.history },
       );
     }
     return task;
@@ -365,7 +377,7 @@ class DefaultReminderService implements ReminderService {
     this.buses.publishBatch(
       bus,
       task.id,
-      { contextId: task.contextId, status: task.status },
+      { contextId: task.contextId, status: task.status, history: task.history },
       events,
     );
   }
@@ -399,8 +411,15 @@ class DefaultReminderService implements ReminderService {
   }
 }
 
+/** R44: the validated reminder as it is stored, numbers as ProtoJSON reads them back. */
+function storable(reminder: TaskReminder | undefined): TaskReminder {
+  if (reminder === undefined) throw new ReminderError('INTERNAL', 'internal error');
+  const metadata = withoutNegativeZero(reminder.metadata);
+  return metadata === reminder.metadata ? reminder : { ...reminder, metadata };
+}
+
 function fallbackOf(scope: RequestContext): StatusFallback {
-  return { contextId: scope.contextId, status: scope.task?.status };
+  return { contextId: scope.contextId, status: scope.task?.status, history: scope.task?.history };
 }
 
 function notFoundReminder(taskId: string, reminderId: string): ReminderError {

@@ -1,3 +1,5 @@
+import { escapeAttribute, neutralizeFraming } from './framing.js';
+
 /** What the renderers need of a reminder (a SurfacedReminder fits). */
 export interface RenderableReminder {
   readonly id: string;
@@ -12,31 +14,17 @@ export const REMINDER_TAG = 'system-reminder';
 /** Source named in a block whose reminder gave none. */
 export const UNKNOWN_SOURCE = 'unspecified';
 
-// Any opening of the framing tag: `<system-reminder`, `</system-reminder>`,
-// `< / SYSTEM-REMINDER attr>`, `<system_reminder`, `<system reminder`.
-const FRAMING_TAG = /<(\s*\/?\s*system[\s_-]*reminder)/gi;
-
-/** Neutralizes every framing tag in untrusted text so it cannot open or close a block (R36). */
-export function neutralizeFraming(text: string): string {
-  return text.replace(FRAMING_TAG, '&lt;$1');
-}
-
-function attribute(value: string): string {
-  return neutralizeFraming(value)
-    .replace(/&(?!lt;)/g, '&amp;')
-    .replace(/"/g, '&quot;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[\r\n\t]/g, ' ');
-}
+export { neutralizeFraming } from './framing.js';
 
 /**
  * R36: one reminder as a text block that names its source:
  * `<system-reminder source="…">body</system-reminder>`. The body and source
- * are untrusted and are neutralized so they cannot close the block.
+ * are untrusted: R47 neutralizes every framing tag a model would read in the
+ * body (look-alikes and invisible characters included) and escapes the source
+ * one-to-one, so the block holds exactly one opening and one closing tag.
  */
 export function renderReminderBlock(reminder: RenderableReminder): string {
-  const source = attribute(reminder.source === '' ? UNKNOWN_SOURCE : reminder.source);
+  const source = escapeAttribute(reminder.source === '' ? UNKNOWN_SOURCE : reminder.source);
   return `<${REMINDER_TAG} source="${source}">\n${neutralizeFraming(reminder.body)}\n</${REMINDER_TAG}>`;
 }
 

@@ -1,7 +1,20 @@
 import { TaskState } from '@a2a-js/sdk';
 import { ReminderState } from '@a2a-reminders/proto';
 import { describe, expect, it } from 'vitest';
+import { GatedStore } from './testing/gated-store.js';
 import { harness, kinds } from './testing/harness.js';
+
+/** Transaction `n` and the next one: the second asked while the first ran, and started after it. */
+function order(log: readonly string[], n: number): string[] {
+  const names = new Map([
+    [`start ${n}`, 'start first'],
+    [`end ${n}`, 'end first'],
+    [`call ${n + 1}`, 'call second'],
+    [`start ${n + 1}`, 'start second'],
+  ]);
+  return log.flatMap((e) => names.get(e) ?? []);
+}
+const INTERLEAVED = ['start first', 'call second', 'end first', 'start second'];
 
 async function workingTask() {
   const h = harness();
@@ -25,19 +38,39 @@ describe('turns', () => {
     expect(t2.reminders).toEqual([]);
   });
 
-  it('R19: an inject concurrent with a boundary lands in exactly one turn', async () => {
-    const { h, turn } = await workingTask();
-    const seen = new Map<string, number>();
-    const injects = Array.from({ length: 20 }, (_, i) =>
-      h.inject('t1', { id: `r${i}`, body: 'x' }),
-    );
-    const turns = Array.from({ length: 5 }, () => turn());
-    await Promise.all(injects);
-    for (const t of [...(await Promise.all(turns)), await turn()]) {
-      for (const r of t.reminders) if (r.firstSurfacing) seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
-    }
-    expect([...seen.keys()].sort()).toEqual(Array.from({ length: 20 }, (_, i) => `r${i}`).sort());
-    expect([...seen.values()].every((n) => n === 1)).toBe(true);
+  it('R19: an inject interleaved with a boundary, either way round, lands in exactly one turn', async () => {
+    const store = new GatedStore();
+    const h = harness({ store });
+    const task = await h.saveTask('t1', TaskState.TASK_STATE_WORKING);
+    const sink = h.openBus('t1');
+    const turn = () => h.service.beginTurn(h.requestContext(task), sink.bus);
+
+    // The boundary's transaction is held after its first read; the inject
+    // reaches the store meanwhile, and lands in the next turn.
+    const turnHeld = store.holdNext();
+    const first = turn();
+    const t = await turnHeld;
+    const late = h.inject('t1', { id: 'late', body: 'x' });
+    await store.untilCalls(t.n + 1);
+    t.release();
+    const [t1] = await Promise.all([first, late]);
+    expect(order(store.log, t.n)).toEqual(INTERLEAVED);
+    expect(t1.reminders).toEqual([]);
+    expect((await turn()).reminders.map((r) => [r.id, r.firstSurfacing])).toEqual([['late', true]]);
+
+    // The inject's transaction is held after its first read; the boundary
+    // reaches the store meanwhile, and surfaces it.
+    const injectHeld = store.holdNext();
+    const early = h.inject('t1', { id: 'early', body: 'x' });
+    const i = await injectHeld;
+    const third = turn();
+    await store.untilCalls(i.n + 1);
+    i.release();
+    const [, t3] = await Promise.all([early, third]);
+    expect(order(store.log, i.n)).toEqual(INTERLEAVED);
+    expect(t3.turn).toBe(3);
+    expect(t3.reminders.map((r) => [r.id, r.firstSurfacing])).toEqual([['early', true]]);
+    expect((await turn()).reminders).toEqual([]);
   });
 
   it('R20: a reminder is surfaced on ttlTurns consecutive turns from the first boundary after acceptance', async () => {
@@ -117,7 +150,7 @@ describe('turns', () => {
     expect(rec?.turnsRemaining).toBe(2);
   });
 
-  it('R30: turn events travel as a status update copying the current status, without a message', async () => {
+  it('R30: turn events travel as a status update repeating the current status (here one without a message)', async () => {
     const { h, sink, turn } = await workingTask();
     await h.inject('t1', { id: 'a', body: 'x' });
     await turn();

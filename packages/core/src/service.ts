@@ -17,6 +17,7 @@ import type {
   ListTaskRemindersResponse,
 } from '@a2a-reminders/proto';
 import type { JsonObject } from '@bufbuild/protobuf';
+import type { FieldViolation } from './errors.js';
 import type { ReminderLimits } from './limits.js';
 import type { ReminderStore } from './store.js';
 
@@ -25,19 +26,28 @@ import type { ReminderStore } from './store.js';
  * the rpcs' protobuf-es local names, so a binding dispatches with
  * `handler[rpc.method.localName]` and never lists the rpcs by hand.
  * Every method throws only {@link ReminderError}.
+ *
+ * `readViolations` are the fields a binding could not read off the wire
+ * (core's `readRequestJson` / `readRequestBinary`); they are absent from
+ * `request`. A handler MUST refuse such a call with INVALID_ARGUMENT carrying
+ * them together with its own violations, after authentication and
+ * activation (R5, R8, R45). In-process callers pass none.
  */
 export interface ReminderRpcHandler {
   injectTaskReminder(
     request: InjectTaskReminderRequest,
     context: ServerCallContext,
+    readViolations?: readonly FieldViolation[],
   ): Promise<InjectTaskReminderResponse>;
   listTaskReminders(
     request: ListTaskRemindersRequest,
     context: ServerCallContext,
+    readViolations?: readonly FieldViolation[],
   ): Promise<ListTaskRemindersResponse>;
   cancelTaskReminder(
     request: CancelTaskReminderRequest,
     context: ServerCallContext,
+    readViolations?: readonly FieldViolation[],
   ): Promise<CancelTaskReminderResponse>;
 }
 

@@ -22,6 +22,13 @@ export function isLiveState(state: StoredReminderState): boolean {
  */
 export interface StoredReminder {
   readonly id: string;
+  /**
+   * The task's acceptance sequence number (1, 2, …), assigned by the store
+   * when the record is inserted and never reused within the task, even once
+   * older records are purged (R48). Acceptance order is the order of `seq`;
+   * list page tokens name a position in it (R49).
+   */
+  readonly seq: number;
   readonly body: string;
   readonly dedupeKey: string;
   /** Effective ttlTurns (the default applied). */
@@ -47,6 +54,12 @@ export interface StoredReminder {
    */
   readonly acceptance: ReminderAcceptance;
 }
+
+/**
+ * What a transaction writes: a record whose `seq` the store assigns on insert
+ * (any given value is ignored) and keeps on replacement.
+ */
+export type ReminderWrite = Omit<StoredReminder, 'seq'> & { readonly seq?: number };
 
 /** The parts of an InjectTaskReminder answer not derivable from the record. */
 export interface ReminderAcceptance {
@@ -79,8 +92,27 @@ export interface ReminderTaskSnapshot {
   /** Turn boundaries taken so far (the last turn's number; 0 before the first). */
   readonly turn: number;
   readonly ended: TaskEndMark | undefined;
-  /** Every record, in acceptance order. */
+  /** Every retained record, in acceptance order. */
   readonly reminders: readonly StoredReminder[];
+}
+
+/** Which records one page of ListTaskReminders reads (R49). */
+export interface ReminderPageQuery {
+  /** Only records accepted after this sequence number (0: from the first). */
+  readonly afterSeq: number;
+  /** Most records to return (at least 1). */
+  readonly limit: number;
+  /** Only live (PENDING or ACTIVE) records. */
+  readonly liveOnly: boolean;
+}
+
+/** One page of a task's records, read atomically. */
+export interface ReminderPage {
+  readonly ended: TaskEndMark | undefined;
+  /** At most `limit` records with `seq > afterSeq`, in acceptance order. */
+  readonly reminders: readonly StoredReminder[];
+  /** Whether more matching records follow the last one returned. */
+  readonly more: boolean;
 }
 
 /**
@@ -99,8 +131,20 @@ export interface ReminderTransaction {
   liveCount(): Promise<number>;
   /** Live reminders carrying this dedupe key, in acceptance order. */
   liveWithDedupeKey(dedupeKey: string): Promise<readonly StoredReminder[]>;
-  /** Inserts a new reminder (appended in acceptance order) or replaces the one with the same id. */
-  put(reminder: StoredReminder): void;
+  /**
+   * Inserts a new reminder (appended in acceptance order, with the task's
+   * next sequence number) or replaces the one with the same id (keeping its
+   * sequence number). A record never turns from final back to live.
+   */
+  put(reminder: ReminderWrite): void;
+  /**
+   * R48: deletes the oldest final records, in the order they became final,
+   * until at most `keep` final records remain; never a live one. Returns the
+   * ids deleted, oldest first. A SQL store keeps the order records became
+   * final in a column of its own (a per-task counter bumped when a record
+   * turns final).
+   */
+  purgeOldestFinal(keep: number): Promise<readonly string[]>;
   setTurn(turn: number): void;
   markEnded(mark: TaskEndMark): void;
 }
@@ -121,6 +165,12 @@ export interface ReminderStore {
   transact<T>(key: ReminderStoreKey, mutate: (tx: ReminderTransaction) => Promise<T>): Promise<T>;
   /** The task's reminders, or `undefined` when the store holds none for it. */
   read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined>;
+  /**
+   * One page of the task's records (R49), or `undefined` when the store holds
+   * none for it. A SQL store answers it with one indexed range query
+   * (`seq > afterSeq ORDER BY seq LIMIT limit + 1`).
+   */
+  page(key: ReminderStoreKey, query: ReminderPageQuery): Promise<ReminderPage | undefined>;
   /** Deletes every task whose `purgeAfterMs` is at or before `nowMs`; returns how many (R35). */
   sweep(nowMs: number): Promise<number>;
 }

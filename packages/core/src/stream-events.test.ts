@@ -10,6 +10,7 @@ import { reminderEventsOf } from './stream-events.js';
 
 const stored: StoredReminder = {
   id: 'r1',
+  seq: 1,
   body: 'b',
   dedupeKey: 'k',
   ttlTurns: 2,

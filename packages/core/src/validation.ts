@@ -6,7 +6,10 @@ import type {
 } from '@a2a-reminders/proto';
 import type { FieldViolation } from './errors.js';
 import { ReminderError } from './errors.js';
+import { metadataViolations } from './json-safety.js';
 import type { ReminderLimits } from './limits.js';
+import { pageViolations } from './list-page.js';
+import { refusedCharacters, type TextFieldKind } from './text-rules.js';
 
 /** R9: reminder ids are 1–128 characters of [A-Za-z0-9._:-]. */
 export const REMINDER_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -14,18 +17,25 @@ export const MAX_DEDUPE_KEY_CHARS = 256;
 export const MAX_ROLE_HINT_CHARS = 32;
 export const MAX_SOURCE_CHARS = 256;
 
-/** R9: a control character (Unicode Cc) other than newline and tab. */
-export function hasForbiddenControl(text: string): boolean {
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if ((c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f)) return true;
-  }
-  return false;
+/** R46: a violation for each class of refused character in a string field. */
+function textViolations(
+  field: string,
+  text: string,
+  kind: TextFieldKind,
+  violations: FieldViolation[],
+): void {
+  for (const description of refusedCharacters(text, kind)) violations.push({ field, description });
 }
 const encoder = new TextEncoder();
 
 function requireTaskId(taskId: string, violations: FieldViolation[]): void {
   if (taskId.trim() === '') violations.push({ field: 'taskId', description: 'is required' });
+  else textViolations('taskId', taskId, 'name', violations);
+}
+
+/** R46: the optional tenant is a name too (it may reach logs and error text). */
+function tenantViolations(tenant: string, violations: FieldViolation[]): void {
+  textViolations('tenant', tenant, 'name', violations);
 }
 
 /** Every violation of an InjectTaskReminderRequest, all at once (R8, R9). */
@@ -34,6 +44,7 @@ export function injectViolations(
   limits: ReminderLimits,
 ): FieldViolation[] {
   const violations: FieldViolation[] = [];
+  tenantViolations(request.tenant, violations);
   requireTaskId(request.taskId, violations);
   const r = request.reminder;
   if (r === undefined) {
@@ -60,13 +71,12 @@ function reminderViolations(
     if (r.body.length > limits.maxBodyChars) {
       v('body', `must be at most ${limits.maxBodyChars} characters`);
     }
-    if (hasForbiddenControl(r.body)) {
-      v('body', 'must not contain control characters other than newline and tab');
-    }
+    textViolations('reminder.body', r.body, 'text', violations);
   }
   if (r.dedupeKey.length > MAX_DEDUPE_KEY_CHARS) {
     v('dedupeKey', `must be at most ${MAX_DEDUPE_KEY_CHARS} characters`);
   }
+  textViolations('reminder.dedupeKey', r.dedupeKey, 'name', violations);
   if (
     r.ttlTurns !== undefined &&
     !(Number.isInteger(r.ttlTurns) && r.ttlTurns >= 1 && r.ttlTurns <= limits.maxTtlTurns)
@@ -76,11 +86,16 @@ function reminderViolations(
   if (r.roleHint.length > MAX_ROLE_HINT_CHARS) {
     v('roleHint', `must be at most ${MAX_ROLE_HINT_CHARS} characters`);
   }
+  textViolations('reminder.roleHint', r.roleHint, 'name', violations);
   if (r.source.length > MAX_SOURCE_CHARS) {
     v('source', `must be at most ${MAX_SOURCE_CHARS} characters`);
   }
+  textViolations('reminder.source', r.source, 'name', violations);
   if (r.metadata !== undefined) {
-    const bytes = encoder.encode(JSON.stringify(r.metadata)).length;
+    // R41–R43: JSON every binding carries unchanged; only then is its size meaningful.
+    const unsafe = metadataViolations(r.metadata, 'reminder.metadata');
+    violations.push(...unsafe);
+    const bytes = unsafe.length > 0 ? 0 : encoder.encode(JSON.stringify(r.metadata)).length;
     if (bytes > limits.maxMetadataBytes) {
       v('metadata', `must be at most ${limits.maxMetadataBytes} bytes as JSON`);
     }
@@ -89,16 +104,20 @@ function reminderViolations(
 
 export function listViolations(request: ListTaskRemindersRequest): FieldViolation[] {
   const violations: FieldViolation[] = [];
+  tenantViolations(request.tenant, violations);
   requireTaskId(request.taskId, violations);
+  // R49: paging fields, reported with the others (R8).
+  violations.push(...pageViolations(request));
   return violations;
 }
 
 export function cancelViolations(request: CancelTaskReminderRequest): FieldViolation[] {
   const violations: FieldViolation[] = [];
+  tenantViolations(request.tenant, violations);
   requireTaskId(request.taskId, violations);
   if (request.reminderId === '') {
     violations.push({ field: 'reminderId', description: 'is required' });
-  }
+  } else textViolations('reminderId', request.reminderId, 'name', violations);
   return violations;
 }
 

@@ -93,6 +93,23 @@ describe('createGrpcReminderClient (Connect) against the grpc-js server, real co
     ]);
   });
 
+  it('activates the extension for a caller that sends its own a2a-extensions (W6)', async () => {
+    await server.seedTask('with-extensions', TaskState.TASK_STATE_WORKING);
+    const own = createGrpcReminderClient({
+      baseUrl: server.baseUrl,
+      headers: { 'a2a-extensions': 'urn:example:other' },
+    });
+    try {
+      const injected = await own.injectTaskReminder(
+        { taskId: 'with-extensions', reminder: { id: 'r-1', body: 'b' } },
+        { headers: { 'A2A-Extensions': 'urn:example:third' } },
+      );
+      expect(injected.record?.state).toBe(ReminderState.PENDING);
+    } finally {
+      own.close();
+    }
+  });
+
   it('gets TASK_NOT_FOUND for a missing task and for a task of another caller alike', async () => {
     await server.seedTask('alices', TaskState.TASK_STATE_WORKING, {
       isAuthenticated: true,
@@ -178,6 +195,29 @@ describe('createGrpcReminderClient wire behaviour', () => {
     const headers = context?.state.get('headers') as Record<string, string> | undefined;
     expect(headers?.['x-trace']).toBe('call');
   });
+
+  it.each([
+    ['A2A-Extensions', 'a2a-extensions'],
+    ['a2a-extensions', 'A2A-Extensions'],
+  ])(
+    'keeps the caller’s extensions (client %s, call %s) and adds the URI (W6)',
+    async (clientName, callName) => {
+      const own = createGrpcReminderClient({
+        baseUrl: server.baseUrl,
+        headers: { authorization: 'Bearer alice', [clientName]: 'urn:client' },
+      });
+      try {
+        await own.listTaskReminders({ taskId: 'task-1' });
+        await own.listTaskReminders({ taskId: 'task-1' }, { headers: { [callName]: 'urn:call' } });
+      } finally {
+        own.close();
+      }
+      expect(fake.calls.map((c) => c.context.requestedExtensions)).toEqual([
+        ['urn:client', TASK_REMINDERS_EXTENSION_URI],
+        ['urn:client', 'urn:call', TASK_REMINDERS_EXTENSION_URI],
+      ]);
+    },
+  );
 
   it.each(reminderErrorCodes)('turns %s back into an equal ReminderError', async (code) => {
     const sent = sampleError(code);

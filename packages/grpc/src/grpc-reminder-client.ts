@@ -3,16 +3,12 @@ import type {
   ReminderClient,
   ReminderClientOptions,
 } from '@a2a-reminders/core';
-import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { reminderCallHeaders } from '@a2a-reminders/core';
 import { TaskReminderService } from '@a2a-reminders/proto';
 import type { CallOptions } from '@connectrpc/connect';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { reminderErrorFromConnectError } from './connect-error-to-reminder-error.js';
-import { A2A_EXTENSIONS_METADATA_KEY } from './grpc-call-context.js';
-
-/** The A2A protocol version this client speaks, sent as `a2a-version` metadata. */
-const A2A_VERSION = '1.0';
 
 /** The gRPC ReminderClient; `close()` ends its HTTP/2 connection. */
 export interface GrpcReminderClient extends ReminderClient {
@@ -32,13 +28,10 @@ export function createGrpcReminderClient(options: ReminderClientOptions): GrpcRe
     createGrpcTransport({ baseUrl: options.baseUrl, sessionManager }),
   );
 
+  // The same rule as the HTTP clients (W6): the caller's a2a-extensions are
+  // kept and gain the URI. Connect sends the Headers as gRPC metadata.
   const callOptions = (call: ReminderCallOptions | undefined): CallOptions => ({
-    headers: {
-      'a2a-version': A2A_VERSION,
-      [A2A_EXTENSIONS_METADATA_KEY]: TASK_REMINDERS_EXTENSION_URI,
-      ...options.headers,
-      ...call?.headers,
-    },
+    headers: reminderCallHeaders(options.headers, call?.headers),
     ...(call?.signal ? { signal: call.signal } : {}),
   });
 

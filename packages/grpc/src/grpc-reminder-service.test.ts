@@ -193,6 +193,22 @@ describe('grpcReminderService on a grpc.Server next to the SDK A2AService', () =
     expect(DEFAULT_MAX_REQUEST_BYTES).toBe(64 * 1024);
   });
 
+  it('checks the raw length before decoding: oversized bytes that do not decode get the size error (W12)', async () => {
+    const small = await startTestServer({ reminders: () => fake, maxRequestBytes: 512 });
+    try {
+      // 600 bytes of an unterminated varint: no decoder could read them.
+      const undecodable = Buffer.alloc(600, 0xff);
+      const result = await callRaw(small.target, injectPath, undecodable, a2aMetadata);
+      expect(result.error?.code).toBe(status.INVALID_ARGUMENT);
+      expect(result.error?.details).toBe('request of 600 bytes exceeds the limit of 512 bytes');
+      // Under the limit, the same kind of bytes get the decoding error.
+      const short = await callRaw(small.target, injectPath, Buffer.alloc(100, 0xff), a2aMetadata);
+      expect(short.error?.details).toContain('is not a valid');
+    } finally {
+      await small.close();
+    }
+  });
+
   it("leaves the SDK's A2AService working on the same server", async () => {
     await server.seedTask('sdk-task', TaskState.TASK_STATE_WORKING);
     const getTask = A2AService.getTask;

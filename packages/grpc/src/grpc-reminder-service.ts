@@ -14,8 +14,8 @@ import type { GrpcCallContextOptions } from './grpc-call-context.js';
 import { activatedExtensionsMetadata, buildGrpcCallContext } from './grpc-call-context.js';
 import { grpcStatusOf } from './grpc-status-table.js';
 import { encodeStatusDetailsBin, GRPC_STATUS_DETAILS_BIN } from './status-details-bin.js';
-import type { DecodedRequest, ReminderMethodName } from './task-reminder-service-definition.js';
-import { encodedSizeOf, UndecodableRequest } from './task-reminder-service-definition.js';
+import type { ReminderMethodName, ReminderRequest } from './task-reminder-service-definition.js';
+import { EncodedRequest } from './task-reminder-service-definition.js';
 
 /** Default limit for one reminder request, in encoded bytes (issue 4). */
 export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
@@ -26,8 +26,9 @@ export interface GrpcReminderServiceOptions extends GrpcCallContextOptions {
   readonly reminders: ReminderRpcHandler;
   /**
    * Largest request accepted, in encoded bytes; default 64 KiB. Larger ones
-   * get INVALID_ARGUMENT before any work. grpc-js's server-wide
-   * `grpc.max_receive_message_length` still applies above it.
+   * get INVALID_ARGUMENT on their raw length, before they are decoded or any
+   * other check runs (W12). grpc-js's server-wide
+   * `grpc.max_receive_message_length` (default 4 MiB) still applies above it.
    */
   readonly maxRequestBytes?: number;
 }
@@ -46,7 +47,7 @@ export function grpcReminderService(
   for (const rpc of reminderRpcs) {
     const name = rpc.method.localName as ReminderMethodName;
     implementation[name] = (
-      call: ServerUnaryCall<DecodedRequest, Message>,
+      call: ServerUnaryCall<ReminderRequest, Message>,
       callback: sendUnaryData<Message>,
     ) => {
       void handleUnary(options, rpc, call, callback);
@@ -58,14 +59,14 @@ export function grpcReminderService(
 async function handleUnary(
   options: GrpcReminderServiceOptions,
   rpc: ReminderRpc,
-  call: ServerUnaryCall<DecodedRequest, Message>,
+  call: ServerUnaryCall<ReminderRequest, Message>,
   callback: sendUnaryData<Message>,
 ): Promise<void> {
   try {
-    const request = call.request;
-    if (request instanceof UndecodableRequest) throw request.error;
+    const received = call.request;
+    // W12: the raw length is checked before the bytes are decoded.
     const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-    const size = encodedSizeOf(request) ?? 0;
+    const size = received instanceof EncodedRequest ? received.byteLength : 0;
     if (size > maxBytes) {
       throw new ReminderError(
         'INVALID_ARGUMENT',
@@ -73,9 +74,21 @@ async function handleUnary(
         { metadata: { limit: String(maxBytes) } },
       );
     }
+    const read =
+      received instanceof EncodedRequest
+        ? received.decode()
+        : { request: received, violations: [] };
+    const request = read.request;
     const tenant = 'tenant' in request && typeof request.tenant === 'string' ? request.tenant : '';
     const context = await buildGrpcCallContext(call, tenant, options);
-    const response = await callReminderRpc(options.reminders, rpc, request, context);
+    // R45: what could not be read is reported by the service, after authentication and activation.
+    const response = await callReminderRpc(
+      options.reminders,
+      rpc,
+      request,
+      context,
+      read.violations,
+    );
     call.sendMetadata(activatedExtensionsMetadata(context));
     callback(null, response);
   } catch (error) {

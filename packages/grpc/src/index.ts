@@ -8,11 +8,11 @@ export { DEFAULT_MAX_REQUEST_BYTES, grpcReminderService } from './grpc-reminder-
 export { grpcStatusOf, reminderErrorCodeOfGrpcStatus } from './grpc-status-table.js';
 export { GRPC_STATUS_DETAILS_BIN } from './status-details-bin.js';
 export type {
-  DecodedRequest,
   ReminderMethodDefinition,
   ReminderMethodName,
+  ReminderRequest,
 } from './task-reminder-service-definition.js';
 export {
+  EncodedRequest,
   TaskReminderServiceDefinition,
-  UndecodableRequest,
 } from './task-reminder-service-definition.js';

@@ -27,7 +27,7 @@ describe('Python gRPC client (protoc + grpc_python_plugin) against the grpc-js s
     });
     await server.seedTask('py-task', TaskState.TASK_STATE_WORKING);
     genDir = await generatePythonStubs();
-  }, 60_000);
+  });
   afterAll(async () => {
     await server.close();
     if (genDir) await rm(genDir, { recursive: true, force: true });
@@ -67,5 +67,5 @@ describe('Python gRPC client (protoc + grpc_python_plugin) against the grpc-js s
     expect(out.missingTask.errorInfos).toContainEqual(
       expect.objectContaining({ reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }),
     );
-  }, 60_000);
+  });
 });

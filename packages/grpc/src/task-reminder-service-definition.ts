@@ -1,8 +1,8 @@
-import type { ReminderRpcHandler } from '@a2a-reminders/core';
-import { ReminderError } from '@a2a-reminders/core';
+import type { ReadRequest, ReminderRpcHandler } from '@a2a-reminders/core';
+import { readRequestBinary } from '@a2a-reminders/core';
 import type { ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
-import type { Message } from '@bufbuild/protobuf';
+import type { DescMessage, Message } from '@bufbuild/protobuf';
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { MethodDefinition } from '@grpc/grpc-js';
 
@@ -10,38 +10,41 @@ import type { MethodDefinition } from '@grpc/grpc-js';
 export type ReminderMethodName = keyof ReminderRpcHandler;
 
 /**
- * What the server sees in place of a request whose bytes are not a valid
- * message. grpc-js answers INTERNAL when a deserializer throws, so the
- * deserializer returns this instead and the handler answers INVALID_ARGUMENT
- * (issue 4: bad input gets a typed error and the server keeps serving).
+ * What the server receives for a request: its raw bytes, not yet decoded.
+ * The service checks their length against its own limit and only then
+ * decodes (W12): a request over the limit is refused without being parsed.
+ * The limit is an option of each `grpcReminderService`, while this definition
+ * is one shared constant, so the check lives in the handler, on these bytes.
  */
-export class UndecodableRequest {
-  readonly error: ReminderError;
-  constructor(typeName: string, cause: unknown) {
-    this.error = new ReminderError(
-      'INVALID_ARGUMENT',
-      `request is not a valid ${typeName} message`,
-      { cause },
-    );
+export class EncodedRequest {
+  readonly bytes: Uint8Array;
+  readonly #schema: DescMessage;
+  constructor(schema: DescMessage, bytes: Uint8Array) {
+    this.#schema = schema;
+    this.bytes = bytes;
+  }
+
+  /** The length on the wire, before any decoding. */
+  get byteLength(): number {
+    return this.bytes.length;
+  }
+
+  /**
+   * The request as core reads it: the decoded message and, for a Struct
+   * nested past the decoder's limit, a violation the service reports after
+   * authentication and activation (R42, R45); INVALID_ARGUMENT, thrown, for
+   * bytes that are not a message (grpc-js would answer INTERNAL for a
+   * throwing deserializer; W3).
+   */
+  decode(): ReadRequest {
+    return readRequestBinary(this.#schema, this.bytes);
   }
 }
 
-/**
- * The encoded size of each decoded request, so the service can enforce its
- * own request limit (issue 4: an oversized body gets a typed error) below
- * grpc-js's server-wide one.
- */
-const encodedSizes = new WeakMap<Message, number>();
+/** A request as a client sends it (a message, or bytes already encoded), and as the server receives it. */
+export type ReminderRequest = Message | EncodedRequest;
 
-/** The encoded size in bytes of a request this definition decoded. */
-export function encodedSizeOf(request: Message): number | undefined {
-  return encodedSizes.get(request);
-}
-
-/** A decoded request, or the marker for bytes that did not decode. */
-export type DecodedRequest = Message | UndecodableRequest;
-
-export type ReminderMethodDefinition = MethodDefinition<DecodedRequest, Message>;
+export type ReminderMethodDefinition = MethodDefinition<ReminderRequest, Message>;
 
 function methodDefinition(rpc: ReminderRpc): ReminderMethodDefinition {
   const { input, output } = rpc.method;
@@ -50,19 +53,10 @@ function methodDefinition(rpc: ReminderRpc): ReminderMethodDefinition {
     requestStream: false,
     responseStream: false,
     originalName: rpc.method.localName,
-    requestSerialize: (value) => {
-      if (value instanceof UndecodableRequest) throw value.error;
-      return Buffer.from(toBinary(input, value));
-    },
-    requestDeserialize: (bytes) => {
-      try {
-        const request = fromBinary(input, bytes);
-        encodedSizes.set(request, bytes.length);
-        return request;
-      } catch (cause) {
-        return new UndecodableRequest(input.typeName, cause);
-      }
-    },
+    requestSerialize: (value) =>
+      Buffer.from(value instanceof EncodedRequest ? value.bytes : toBinary(input, value)),
+    // No decoding here: the service first checks the length (W12).
+    requestDeserialize: (bytes) => new EncodedRequest(input, bytes),
     responseSerialize: (value) => Buffer.from(toBinary(output, value)),
     responseDeserialize: (bytes) => fromBinary(output, bytes),
   };

@@ -1,6 +1,5 @@
-import type { ReminderErrorCode } from '@a2a-reminders/core';
 import { ReminderError, reminderErrorCodes } from '@a2a-reminders/core';
-import { sampleError } from '@a2a-reminders/test-support';
+import { sampleError, specErrorRow, specErrorTable } from '@a2a-reminders/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeOfJsonRpcError, jsonRpcErrorTable } from './errors.js';
 import { createJsonRpcReminderClient } from './json-rpc-client.js';
@@ -13,21 +12,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** The table the README documents (issue 4 wire table). */
-const expected: Record<ReminderErrorCode, [number, number]> = {
-  TASK_NOT_FOUND: [-32001, 200],
-  TASK_TERMINAL: [-32004, 200],
-  INVALID_ARGUMENT: [-32602, 200],
-  REMINDER_ID_CONFLICT: [-32602, 200],
-  REMINDER_NOT_FOUND: [-32000, 200],
-  REMINDER_NOT_LIVE: [-32004, 200],
-  REMINDER_QUOTA_EXCEEDED: [-32000, 200],
-  EXTENSION_NOT_ACTIVATED: [-32008, 200],
-  VERSION_NOT_SUPPORTED: [-32009, 200],
-  UNAUTHENTICATED: [-32000, 401],
-  UNIMPLEMENTED: [-32601, 200],
-  INTERNAL: [-32603, 500],
-};
+/** R39 as the spec states it: parsed from docs/extension-spec.md, not restated here. */
+const spec = specErrorTable();
 
 const injectBody = JSON.stringify({
   jsonrpc: '2.0',
@@ -37,15 +23,24 @@ const injectBody = JSON.stringify({
 });
 
 describe('JSON-RPC error table', () => {
-  it('covers every core code', () => {
+  it('covers every core code, as the spec table does', () => {
     expect(Object.keys(jsonRpcErrorTable).sort()).toEqual([...reminderErrorCodes].sort());
+    expect([...spec.keys()].sort()).toEqual([...reminderErrorCodes].sort());
+  });
+
+  it.each(reminderErrorCodes)('%s maps as the spec table (R39) says', (code) => {
+    const row = specErrorRow(code);
+    expect(jsonRpcErrorTable[code]).toEqual({
+      code: row.jsonRpcCode,
+      httpStatus: row.jsonRpcHttpStatus,
+    });
   });
 
   it.each(reminderErrorCodes)('%s travels with its code, status and details', async (code) => {
     server = await startFakeServer();
     const thrown = sampleError(code);
     server.state.fail = thrown;
-    const [rpcCode, httpStatus] = expected[code];
+    const { jsonRpcCode: rpcCode, jsonRpcHttpStatus: httpStatus } = specErrorRow(code);
 
     const raw = await post(server.endpoint, injectBody);
     expect(raw.status).toBe(httpStatus);

@@ -33,6 +33,7 @@ export const jsonRpcErrorTable = {
 export const JSON_RPC_PARSE_ERROR = -32700;
 export const JSON_RPC_INVALID_REQUEST = -32600;
 export const JSON_RPC_METHOD_NOT_FOUND = -32601;
+export const JSON_RPC_INTERNAL_ERROR = -32603;
 const JSON_RPC_INVALID_PARAMS = -32602;
 /** A2A ContentTypeNotSupportedError. */
 const A2A_CONTENT_TYPE_NOT_SUPPORTED = -32005;

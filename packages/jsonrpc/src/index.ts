@@ -3,5 +3,10 @@
 export type { JsonRpcWireError } from './errors.js';
 export { codeOfJsonRpcError, jsonRpcErrorTable } from './errors.js';
 export { createJsonRpcReminderClient } from './json-rpc-client.js';
+export { jsonRpcFallback } from './json-rpc-fallback.js';
 export type { JsonRpcReminderHandlerOptions } from './json-rpc-handler.js';
-export { DEFAULT_MAX_BODY_BYTES, jsonRpcReminderHandler } from './json-rpc-handler.js';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  jsonRpcReminderHandler,
+  SDK_JSON_LIMIT_BYTES,
+} from './json-rpc-handler.js';

@@ -1,7 +1,8 @@
 import { TaskState } from '@a2a-js/sdk';
-import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import { saveTask } from '@a2a-reminders/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_BODY_BYTES, SDK_JSON_LIMIT_BYTES } from './json-rpc-handler.js';
 import { post, startFakeServer } from './testing/app.js';
 
 type Server = Awaited<ReturnType<typeof startFakeServer>>;
@@ -212,13 +213,106 @@ describe('malformed input', () => {
     expect((res.json.error as { code: number }).code).toBe(-32602);
     expect(server.calls).toHaveLength(0);
   });
+});
 
-  it('answers a notification (no id) with id null', async () => {
+/** A raw POST whose answer may have no body at all. */
+async function postRaw(endpoint: string, body: string) {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+      'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
+    },
+    body,
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+describe('jsonRpcReminderHandler notifications (W11)', () => {
+  const notify = (method: string, params: unknown) =>
+    JSON.stringify({ jsonrpc: '2.0', method, params });
+
+  it('performs a notification and answers 204 with no body', async () => {
     server = await startFakeServer();
+    const res = await postRaw(server.endpoint, notify('InjectTaskReminder', goodParams));
+    expect(res).toEqual({ status: 204, text: '' });
+    expect(server.calls.map((c) => [c.method, c.request.taskId])).toEqual([
+      ['injectTaskReminder', 'task-1'],
+    ]);
+  });
+
+  it('answers a failing notification with 204 and no body too', async () => {
+    server = await startFakeServer();
+    server.state.fail = new ReminderError('TASK_NOT_FOUND', 'task task-1 not found');
+    const failed = await postRaw(server.endpoint, notify('CancelTaskReminder', goodParams));
+    expect(failed).toEqual({ status: 204, text: '' });
+    expect(server.calls).toHaveLength(1);
+    const invalid = await postRaw(server.endpoint, notify('ListTaskReminders', ['task-1']));
+    expect(invalid).toEqual({ status: 204, text: '' });
+  });
+
+  it('still answers an id of null, and an envelope that is no valid request', async () => {
+    server = await startFakeServer();
+    const nullId = await post(server.endpoint, inject(goodParams, null));
+    expect(nullId.json).toMatchObject({ id: null, result: { taskState: 'TASK_STATE_WORKING' } });
+    const badVersion = await post(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '1.0', method: 'InjectTaskReminder', params: goodParams }),
+    );
+    expect(badVersion.json).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+});
+
+describe('jsonRpcReminderHandler body limit (W12)', () => {
+  const getTask = (padding: number) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'GetTask',
+      params: { id: 'task-big', padding: 'x'.repeat(padding) },
+    });
+
+  it('quotes the limit that refused a body read past the endpoint’s read limit', async () => {
+    server = await startFakeServer();
+    const res = await post(server.endpoint, inject({ padding: 'x'.repeat(200 * 1024) }));
+    expect(res.status).toBe(413);
+    const message = (res.json.error as { message: string }).message;
+    expect(message).toContain(`${SDK_JSON_LIMIT_BYTES} bytes`);
+    expect(message).toContain(`at most ${DEFAULT_MAX_BODY_BYTES} bytes`);
+  });
+
+  it('quotes the reminder limit for a reminder call over it, before any check or decoding', async () => {
+    server = await startFakeServer({ maxBodyBytes: 1024 });
     const res = await post(
       server.endpoint,
-      JSON.stringify({ jsonrpc: '2.0', method: 'InjectTaskReminder', params: goodParams }),
+      inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(2000), ttlTurns: 'abc' } }, 5),
+      { 'A2A-Version': '0.3' },
     );
-    expect(res.json).toMatchObject({ id: null, result: { taskState: 'TASK_STATE_WORKING' } });
+    expect(res.status).toBe(413);
+    expect(res.json).toMatchObject({ id: 5, error: { code: -32600 } });
+    expect((res.json.error as { message: string }).message).toMatch(
+      /^Request body of \d+ bytes exceeds the limit of 1024 bytes for reminder methods\.$/,
+    );
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('keeps the SDK’s 100 kB room when the reminder limit is larger', async () => {
+    server = await startFakeServer({ maxBodyBytes: 256 * 1024 });
+    await saveTask(server.taskStore, { id: 'task-big', state: TaskState.TASK_STATE_WORKING });
+    const inRoom = await post(server.endpoint, getTask(80 * 1024));
+    expect((inRoom.json.result as { id: string }).id).toBe('task-big');
+    const overRoom = await post(server.endpoint, getTask(150 * 1024));
+    expect(overRoom.status).toBe(413);
+    expect((overRoom.json.error as { message: string }).message).toContain(
+      `limit of ${SDK_JSON_LIMIT_BYTES} bytes`,
+    );
+    // A reminder call of the same size is within its own limit.
+    const ours = await post(
+      server.endpoint,
+      inject({ ...goodParams, reminder: { ...goodParams.reminder, body: 'x'.repeat(150 * 1024) } }),
+    );
+    expect(ours.status).toBe(200);
+    expect(server.calls).toHaveLength(1);
   });
 });

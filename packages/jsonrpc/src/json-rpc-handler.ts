@@ -8,8 +8,9 @@ import type { ReminderRpcHandler } from '@a2a-reminders/core';
 import {
   buildCallContext,
   callReminderRpc,
-  parseRequestJson,
+  httpFailureOf,
   ReminderError,
+  readRequestJson,
   statusDetailsToJson,
   toResponseJson,
 } from '@a2a-reminders/core';
@@ -17,17 +18,22 @@ import type { ReminderRpc } from '@a2a-reminders/proto';
 import { findReminderRpc } from '@a2a-reminders/proto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
-import { JSON_RPC_INVALID_REQUEST, JSON_RPC_PARSE_ERROR, jsonRpcErrorTable } from './errors.js';
+import {
+  JSON_RPC_INTERNAL_ERROR,
+  JSON_RPC_INVALID_REQUEST,
+  JSON_RPC_PARSE_ERROR,
+  jsonRpcErrorTable,
+} from './errors.js';
 
-/** Default limit for a reminder call's request body (issue 4). */
+/** Default limit for a reminder call's request body (issue 4, W12). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * The SDK's jsonRpcHandler parses with `express.json()` and its default
- * 100 kB limit. Bodies are read up to the larger of this and our own limit,
- * so the SDK's own methods keep exactly the room they had.
+ * 100 kB limit (102400 bytes). Bodies are read up to the larger of this and
+ * our own limit, so the SDK's own methods keep exactly the room they had (W12).
  */
-const SDK_JSON_LIMIT_BYTES = 100 * 1024;
+export const SDK_JSON_LIMIT_BYTES = 100 * 1024;
 
 export interface JsonRpcReminderHandlerOptions {
   /** The reminder service (core's `createReminderService`, or any ReminderRpcHandler). */
@@ -44,6 +50,10 @@ export interface JsonRpcReminderHandlerOptions {
 
 type JsonRpcId = string | number | null;
 
+/** A request without an `id` member (JSON-RPC 2.0 §4.1): performed, never answered (W11). */
+const NOTIFICATION = Symbol('notification');
+type ReplyTo = JsonRpcId | typeof NOTIFICATION;
+
 interface JsonRpcErrorObject {
   readonly code: number;
   readonly message: string;
@@ -59,9 +69,12 @@ interface JsonRpcErrorObject {
  */
 export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): RequestHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  // W12: one read limit for the endpoint, enforced while the body streams in;
+  // the reminder limit is checked on the byte count before params are decoded.
+  const readLimit = Math.max(maxBodyBytes, SDK_JSON_LIMIT_BYTES);
   const bodyBytes = new WeakMap<object, number>();
   const parseJson = express.json({
-    limit: Math.max(maxBodyBytes, SDK_JSON_LIMIT_BYTES),
+    limit: readLimit,
     verify: (req, _res, buf) => {
       bodyBytes.set(req, buf.length);
     },
@@ -69,23 +82,23 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
 
   const handleParsed = (req: Request, res: Response, next: NextFunction): void => {
     const body: unknown = req.body;
-    if (!isJsonObject(body)) {
-      next();
-      return;
-    }
-    const rpc = typeof body.method === 'string' ? findReminderRpc(body.method) : undefined;
-    if (rpc === undefined) {
-      next();
-      return;
-    }
-
-    const id = isValidId(body.id) ? body.id : null;
     const size = bodyBytes.get(req) ?? Number(req.header('content-length') ?? 0);
+    const rpc =
+      isJsonObject(body) && typeof body.method === 'string'
+        ? findReminderRpc(body.method)
+        : undefined;
+    const id = isJsonObject(body) && isValidId(body.id) ? body.id : null;
+    if (rpc === undefined || !isJsonObject(body)) {
+      // A reminder limit above the SDK's must not widen the room of the SDK's methods (W12).
+      if (size > SDK_JSON_LIMIT_BYTES) {
+        sendJsonRpcError(res, 413, id, tooLarge(size, SDK_JSON_LIMIT_BYTES, 'A2A methods'));
+        return;
+      }
+      next();
+      return;
+    }
     if (size > maxBodyBytes) {
-      sendJsonRpcError(res, 413, id, {
-        code: JSON_RPC_INVALID_REQUEST,
-        message: `Request body exceeds ${maxBodyBytes} bytes.`,
-      });
+      sendJsonRpcError(res, 413, id, tooLarge(size, maxBodyBytes, 'reminder methods'));
       return;
     }
     if (body.jsonrpc !== '2.0' || ('id' in body && !isValidId(body.id))) {
@@ -95,11 +108,12 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
       });
       return;
     }
-    void handleCall(options, rpc, body.params, id, req, res);
+    void handleCall(options, rpc, body.params, 'id' in body ? id : NOTIFICATION, req, res);
   };
 
   return (req, res, next) => {
-    if (req.method !== 'POST') {
+    // Only where the SDK's handler answers: POSTs to the mount path itself (W1).
+    if (req.method !== 'POST' || req.path !== '/') {
       next();
       return;
     }
@@ -110,7 +124,7 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
     }
     parseJson(req, res, (error?: unknown) => {
       if (error !== undefined && error !== null) {
-        sendBodyError(res, error, maxBodyBytes);
+        sendBodyError(res, error, readLimit, maxBodyBytes);
         return;
       }
       // No body, or a content type the SDK's guard answers for every method.
@@ -127,7 +141,7 @@ async function handleCall(
   options: JsonRpcReminderHandlerOptions,
   rpc: ReminderRpc,
   params: unknown,
-  id: JsonRpcId,
+  id: ReplyTo,
   req: Request,
   res: Response,
 ): Promise<void> {
@@ -148,16 +162,19 @@ async function handleCall(
       contextBuilder: options.contextBuilder,
     });
     context = ctx;
-    if (!isJsonObject(params)) {
-      throw ReminderError.invalidArgument([
-        { field: 'params', description: 'must be a JSON object (the ProtoJSON request)' },
-      ]);
-    }
-    const request = parseRequestJson(rpc.method.input, params);
-    const response = await callReminderRpc(options.reminders, rpc, request, ctx);
+    // R45: unreadable params are not refused here; the service reports them
+    // after authentication and activation, with its own violations (R8).
+    const read = readRequestJson(rpc.method.input, params, 'params');
+    const response = await callReminderRpc(
+      options.reminders,
+      rpc,
+      read.request,
+      ctx,
+      read.violations,
+    );
     const result = toResponseJson(rpc.method.output, response);
     setExtensionsHeader(res, ctx);
-    res.status(200).json({ jsonrpc: '2.0', id, result });
+    sendJsonRpcResult(res, id, result);
   } catch (thrown) {
     const error = ReminderError.from(thrown);
     if (error.code === 'INTERNAL') {
@@ -174,8 +191,21 @@ async function handleCall(
   }
 }
 
+/** 413 for a body of `size` bytes over `limit`; the message names the limit that refused it (W12). */
+function tooLarge(size: number, limit: number, scope: string): JsonRpcErrorObject {
+  return {
+    code: JSON_RPC_INVALID_REQUEST,
+    message: `Request body of ${size} bytes exceeds the limit of ${limit} bytes for ${scope}.`,
+  };
+}
+
 /** Body-reading failures, answered the way the SDK's jsonErrorHandler answers malformed JSON. */
-function sendBodyError(res: Response, error: unknown, maxBodyBytes: number): void {
+function sendBodyError(
+  res: Response,
+  error: unknown,
+  readLimit: number,
+  maxBodyBytes: number,
+): void {
   const type = (error as { type?: unknown }).type;
   if (type === 'entity.parse.failed') {
     sendJsonRpcError(res, 200, null, {
@@ -183,30 +213,58 @@ function sendBodyError(res: Response, error: unknown, maxBodyBytes: number): voi
       message: 'Invalid JSON payload.',
     });
   } else if (type === 'entity.too.large') {
+    // Reading stopped at the read limit, before the method was known (W12).
+    const reminders =
+      maxBodyBytes < readLimit ? `; reminder methods take at most ${maxBodyBytes} bytes` : '';
     sendJsonRpcError(res, 413, null, {
       code: JSON_RPC_INVALID_REQUEST,
-      message: `Request body exceeds ${maxBodyBytes} bytes.`,
+      message: `Request body exceeds ${readLimit} bytes, the most this endpoint reads${reminders}.`,
     });
   } else {
-    const status = (error as { status?: unknown }).status;
-    sendJsonRpcError(res, typeof status === 'number' && status >= 400 ? status : 400, null, {
-      code: JSON_RPC_INVALID_REQUEST,
-      message: error instanceof Error ? error.message : 'Unreadable request body.',
+    // An unknown encoding or charset, an aborted body: the caller's 4xx, or a bare 500 (W13).
+    const failure = httpFailureOf(error);
+    sendJsonRpcError(res, failure.status, null, {
+      code: failure.status === 500 ? JSON_RPC_INTERNAL_ERROR : JSON_RPC_INVALID_REQUEST,
+      message: failure.message,
     });
   }
+}
+
+function sendJsonRpcResult(res: Response, id: ReplyTo, result: unknown): void {
+  if (id === NOTIFICATION) {
+    sendNoReply(res);
+    return;
+  }
+  res.status(200).json({ jsonrpc: '2.0', id, result });
 }
 
 function sendJsonRpcError(
   res: Response,
   httpStatus: number,
-  id: JsonRpcId,
+  id: ReplyTo,
   error: JsonRpcErrorObject,
 ): void {
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return;
   }
+  if (id === NOTIFICATION) {
+    sendNoReply(res);
+    return;
+  }
   res.status(httpStatus).json({ jsonrpc: '2.0', id, error });
+}
+
+/**
+ * A notification was performed; JSON-RPC 2.0 forbids any reply, even an
+ * error, so HTTP carries 204 and no body (W11).
+ */
+function sendNoReply(res: Response): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  res.status(204).end();
 }
 
 /** Echoes activated extensions exactly as the SDK's jsonRpcHandler does. */

@@ -1,6 +1,5 @@
-import type { ReminderErrorCode } from '@a2a-reminders/core';
 import { ReminderError, reminderErrorCodes } from '@a2a-reminders/core';
-import { sampleError } from '@a2a-reminders/test-support';
+import { sampleError, specErrorRow, specErrorTable } from '@a2a-reminders/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeOfRestError, restErrorTable } from './errors.js';
 import { createRestReminderClient } from './rest-client.js';
@@ -13,34 +12,27 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** The table the README documents (issue 4 wire table). */
-const expected: Record<ReminderErrorCode, [number, string]> = {
-  TASK_NOT_FOUND: [404, 'NOT_FOUND'],
-  TASK_TERMINAL: [400, 'FAILED_PRECONDITION'],
-  INVALID_ARGUMENT: [400, 'INVALID_ARGUMENT'],
-  REMINDER_ID_CONFLICT: [400, 'INVALID_ARGUMENT'],
-  REMINDER_NOT_FOUND: [404, 'NOT_FOUND'],
-  REMINDER_NOT_LIVE: [400, 'FAILED_PRECONDITION'],
-  REMINDER_QUOTA_EXCEEDED: [429, 'RESOURCE_EXHAUSTED'],
-  EXTENSION_NOT_ACTIVATED: [400, 'FAILED_PRECONDITION'],
-  VERSION_NOT_SUPPORTED: [400, 'FAILED_PRECONDITION'],
-  UNAUTHENTICATED: [401, 'UNAUTHENTICATED'],
-  UNIMPLEMENTED: [501, 'UNIMPLEMENTED'],
-  INTERNAL: [500, 'INTERNAL'],
-};
+/** R39 as the spec states it: parsed from docs/extension-spec.md, not restated here. */
+const spec = specErrorTable();
 
 const body = JSON.stringify({ reminder: { id: 'r1', body: 'b' } });
 
 describe('REST error table', () => {
-  it('covers every core code', () => {
+  it('covers every core code, as the spec table does', () => {
     expect(Object.keys(restErrorTable).sort()).toEqual([...reminderErrorCodes].sort());
+    expect([...spec.keys()].sort()).toEqual([...reminderErrorCodes].sort());
+  });
+
+  it.each(reminderErrorCodes)('%s maps as the spec table (R39) says', (code) => {
+    const row = specErrorRow(code);
+    expect(restErrorTable[code]).toEqual({ httpStatus: row.httpStatus, status: row.grpcStatus });
   });
 
   it.each(reminderErrorCodes)('%s travels as its google.rpc.Status', async (code) => {
     server = await startFakeServer();
     const thrown = sampleError(code);
     server.state.fail = thrown;
-    const [httpStatus, status] = expected[code];
+    const { httpStatus, grpcStatus: status } = specErrorRow(code);
 
     const raw = await call('POST', `${server.baseUrl}/tasks/task-1:injectReminder`, body);
     expect(raw.status).toBe(httpStatus);

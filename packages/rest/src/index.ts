@@ -3,5 +3,6 @@
 export type { RestWireError } from './errors.js';
 export { codeOfRestError, restErrorTable } from './errors.js';
 export { createRestReminderClient } from './rest-client.js';
+export { restFallback } from './rest-fallback.js';
 export type { RestReminderRouterOptions } from './rest-router.js';
 export { DEFAULT_MAX_BODY_BYTES, restReminderRouter } from './rest-router.js';

@@ -54,6 +54,30 @@ describe('createRestReminderClient', () => {
     ]);
   });
 
+  it.each([
+    ['A2A-Extensions', 'a2a-extensions'],
+    ['a2a-extensions', 'A2A-Extensions'],
+  ])(
+    'keeps client (%s) and per-call (%s) extensions, adding the URI once (W6)',
+    async (clientName, callName) => {
+      const server = await startFakeServer();
+      closers.push(server.close);
+      const client = createRestReminderClient({
+        baseUrl: server.baseUrl,
+        headers: { [clientName]: 'urn:client' },
+      });
+      await client.listTaskReminders({ taskId: 't1' }, { headers: { [callName]: 'urn:call' } });
+      await client.listTaskReminders(
+        { taskId: 't1' },
+        { headers: { [callName]: `urn:call,${TASK_REMINDERS_EXTENSION_URI}` } },
+      );
+      expect(server.calls.map((c) => c.requestedExtensions)).toEqual([
+        ['urn:client', 'urn:call', TASK_REMINDERS_EXTENSION_URI],
+        ['urn:client', 'urn:call', TASK_REMINDERS_EXTENSION_URI],
+      ]);
+    },
+  );
+
   it('rejects with the signal reason when aborted', async () => {
     const app = express();
     app.post('/rpc', () => {

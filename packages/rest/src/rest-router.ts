@@ -9,17 +9,19 @@ import type {
   ServerCallContextBuilder,
 } from '@a2a-js/sdk/server';
 import type { UserBuilder } from '@a2a-js/sdk/server/express';
-import type { ReminderRpcHandler } from '@a2a-reminders/core';
+import type { FieldViolation, ReminderRpcHandler } from '@a2a-reminders/core';
 import {
   buildCallContext,
   callReminderRpc,
-  parseRequestJson,
+  httpFailureOf,
   ReminderError,
+  readRequestJson,
   statusDetailsToJson,
   toResponseJson,
 } from '@a2a-reminders/core';
 import type { HttpBinding, ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
+import { ScalarType } from '@bufbuild/protobuf';
 import type { Request, Response, Router } from 'express';
 import express from 'express';
 import { restErrorTable } from './errors.js';
@@ -110,21 +112,15 @@ async function handleCall(
   const { rpc, binding } = route;
   let context: ServerCallContext | undefined;
   try {
-    const pathValues = decodePathValues(rawPathValues);
-    let json: Record<string, unknown>;
-    if (binding.body === '') {
-      json = queryFields(rpc, req.query);
-    } else if (body === undefined) {
-      json = {};
-    } else if (isJsonObject(body)) {
-      json = { ...body };
-    } else {
-      throw ReminderError.invalidArgument([
-        { field: '', description: 'the request body must be a JSON object' },
-      ]);
-    }
+    // R45: an unreadable path segment or body is not refused here; the
+    // service reports it after authentication and activation (R8).
+    const path = decodePathValues(rawPathValues);
+    const pathValues = path.values;
+    let json: unknown;
+    if (binding.body === '') json = queryFields(rpc, req.query);
+    else json = body === undefined ? {} : body;
     // Path variables fill their fields; a path tenant wins over the body's, as in the SDK.
-    Object.assign(json, pathValues);
+    if (isJsonObject(json)) json = { ...json, ...pathValues };
 
     // Same steps as the SDK's restHandler: user, context with the path tenant, version check.
     const user = await options.userBuilder(req);
@@ -138,8 +134,11 @@ async function handleCall(
       contextBuilder: options.contextBuilder,
     });
     context = ctx;
-    const request = parseRequestJson(rpc.method.input, json);
-    const response = await callReminderRpc(options.reminders, rpc, request, ctx);
+    const read = readRequestJson(rpc.method.input, json);
+    const response = await callReminderRpc(options.reminders, rpc, read.request, ctx, [
+      ...path.violations,
+      ...read.violations,
+    ]);
     const result = toResponseJson(rpc.method.output, response);
     setExtensionsHeader(res, ctx);
     res.status(200).json(result);
@@ -170,9 +169,8 @@ function sendBodyError(res: Response, error: unknown, maxBodyBytes: number): voi
     status = 413;
     message = `Request body exceeds ${maxBodyBytes} bytes.`;
   } else if (type !== 'entity.parse.failed') {
-    const s = (error as { status?: unknown }).status;
-    status = typeof s === 'number' && s >= 400 && s < 500 ? s : 400;
-    message = error instanceof Error ? error.message : 'Unreadable request body.';
+    // An unknown encoding or charset, an aborted body: the caller's 4xx, or a bare 500 (W13).
+    ({ status, message } = httpFailureOf(error));
   }
   sendStatusBody(res, status, toRestErrorBody(new RequestMalformedError(message), status));
 }
@@ -185,31 +183,41 @@ function sendStatusBody(res: Response, httpStatus: number, body: unknown): void 
   res.status(httpStatus).json(body);
 }
 
-function decodePathValues(raw: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
+/** The path variables that decode, and a violation for each that does not (R8, R45). */
+function decodePathValues(raw: Record<string, string>): {
+  values: Record<string, string>;
+  violations: FieldViolation[];
+} {
+  const values: Record<string, string> = {};
+  const violations: FieldViolation[] = [];
   for (const [field, value] of Object.entries(raw)) {
     try {
-      out[field] = decodeURIComponent(value);
+      values[field] = decodeURIComponent(value);
     } catch {
-      throw ReminderError.invalidArgument([
-        { field, description: 'is not a valid percent-encoded path segment' },
-      ]);
+      violations.push({ field, description: 'is not a valid percent-encoded path segment' });
     }
   }
-  return out;
+  return { values, violations };
 }
 
 /**
  * Query parameters of a body-less call fill the request's top-level scalar
  * fields not bound by the path (google.api.http rules); others are ignored,
- * as the SDK ignores them.
+ * as the SDK ignores them. Every query value is text, so a bool field's
+ * `true`/`false` become JSON booleans (R49 `liveOnly`); numbers stay decimal
+ * strings, which ProtoJSON reads. A parameter given twice stays a list, which
+ * the parser refuses on that field rather than silently picking one.
  */
 function queryFields(rpc: ReminderRpc, query: Request['query']): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of rpc.method.input.fields) {
     if (field.fieldKind !== 'scalar' && field.fieldKind !== 'enum') continue;
     const value = query[field.jsonName] ?? query[field.name];
-    if (typeof value === 'string') out[field.jsonName] = value;
+    if (Array.isArray(value)) out[field.jsonName] = value;
+    if (typeof value !== 'string') continue;
+    const isBool = field.fieldKind === 'scalar' && field.scalar === ScalarType.BOOL;
+    out[field.jsonName] =
+      isBool && (value === 'true' || value === 'false') ? value === 'true' : value;
   }
   return out;
 }

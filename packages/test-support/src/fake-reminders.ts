@@ -1,5 +1,5 @@
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import type { ReminderRpcHandler } from '@a2a-reminders/core';
+import type { FieldViolation, ReminderRpcHandler } from '@a2a-reminders/core';
 import { ReminderError } from '@a2a-reminders/core';
 import type {
   CancelTaskReminderRequest,
@@ -27,7 +27,9 @@ export interface RecordedCall {
 
 /**
  * A ReminderRpcHandler that records each call and answers with a fixed
- * record, or throws `fail` when set; it activates the extension like core.
+ * record, or throws `fail` when set; it activates the extension like core,
+ * and like core refuses, unrecorded, a request the binding could not read
+ * in full (R45).
  */
 export function fakeReminders(extensionUri: string) {
   const calls: RecordedCall[] = [];
@@ -36,7 +38,12 @@ export function fakeReminders(extensionUri: string) {
     method: string,
     request: RecordedCall['request'],
     context: ServerCallContext,
+    readViolations: readonly FieldViolation[] = [],
   ): void => {
+    if (readViolations.length > 0) {
+      context.addActivatedExtension(extensionUri);
+      throw ReminderError.invalidArgument(readViolations);
+    }
     calls.push({
       method,
       request,
@@ -48,8 +55,8 @@ export function fakeReminders(extensionUri: string) {
     if (state.fail !== undefined) throw state.fail;
   };
   const handler: ReminderRpcHandler = {
-    async injectTaskReminder(request, context) {
-      record('injectTaskReminder', request, context);
+    async injectTaskReminder(request, context, readViolations) {
+      record('injectTaskReminder', request, context, readViolations);
       return create(InjectTaskReminderResponseSchema, {
         record: {
           taskId: request.taskId,
@@ -59,14 +66,14 @@ export function fakeReminders(extensionUri: string) {
         taskState: 'TASK_STATE_WORKING',
       });
     },
-    async listTaskReminders(request, context) {
-      record('listTaskReminders', request, context);
+    async listTaskReminders(request, context, readViolations) {
+      record('listTaskReminders', request, context, readViolations);
       return create(ListTaskRemindersResponseSchema, {
         reminders: [{ taskId: request.taskId, state: ReminderState.ACTIVE }],
       });
     },
-    async cancelTaskReminder(request, context) {
-      record('cancelTaskReminder', request, context);
+    async cancelTaskReminder(request, context, readViolations) {
+      record('cancelTaskReminder', request, context, readViolations);
       return create(CancelTaskReminderResponseSchema, {
         record: { taskId: request.taskId, state: ReminderState.CANCELLED },
       });

@@ -14,9 +14,13 @@ export interface SpawnedWorker {
 }
 
 /** Starts `dist/main.js` and resolves on its READY line. */
-export function spawnMain(args: readonly string[]): Promise<SpawnedWorker> {
+export function spawnMain(
+  args: readonly string[],
+  options: { readonly cwd?: string } = {},
+): Promise<SpawnedWorker> {
   const child = spawn(process.execPath, [WORKER_MAIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   const lines: string[] = [];
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) =>

@@ -1,5 +1,6 @@
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { buildCallContext, ReminderError } from '@a2a-reminders/core';
+import type { FieldViolation } from '@a2a-reminders/core';
+import { buildCallContext, ReminderError, readRequestJson } from '@a2a-reminders/core';
 import type { HttpBinding, ReminderRpcName } from '@a2a-reminders/proto';
 import { findReminderRpc, reminderTypeRegistry } from '@a2a-reminders/proto';
 import type { DescMessage, JsonObject, JsonValue, MessageShape } from '@bufbuild/protobuf';
@@ -19,6 +20,19 @@ export interface WireFacts {
   readonly details: JsonValue[];
 }
 
+/**
+ * A request in a form a JSON object cannot give (issue 8: values JSON.stringify
+ * cannot write, bodies that are not objects, malformed paths, hand-made bytes).
+ */
+export interface WireForm {
+  /** JSON-RPC `params` or the REST body, verbatim; the direct arm reads it with core's reader. */
+  readonly jsonText?: string;
+  /** The REST path under the prefix, verbatim (e.g. with `%zz`). */
+  readonly restPath?: string;
+  /** The gRPC request bytes, verbatim. */
+  readonly grpcBytes?: Buffer;
+}
+
 export type RawOutcome =
   | { readonly ok: true; readonly json: JsonObject; readonly activated: string | undefined }
   | { readonly ok: false; readonly error: ReminderError; readonly wire: WireFacts };
@@ -34,6 +48,7 @@ export async function rawCall(
   rpcName: ReminderRpcName,
   request: JsonObject,
   headers: Record<string, string>,
+  form: WireForm = {},
 ): Promise<RawOutcome> {
   const rpc = findReminderRpc(rpcName);
   if (rpc === undefined) throw new Error(`unknown rpc ${rpcName}`);
@@ -43,7 +58,12 @@ export async function rawCall(
       const lower = Object.fromEntries(
         Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]),
       );
-      const message = fromJson(rpc.method.input, request);
+      // Core reads the JSON as a binding does: unreadable values become
+      // violations the service reports in order (R8, R45).
+      const read = readRequestJson(
+        rpc.method.input,
+        form.jsonText === undefined ? request : (JSON.parse(form.jsonText) as unknown),
+      );
       try {
         const context: ServerCallContext = buildCallContext({
           user: userFromAuthorization(lower.authorization),
@@ -54,11 +74,15 @@ export async function rawCall(
         });
         const handler = stack.reminders as unknown as Record<
           string,
-          (m: unknown, c: ServerCallContext) => Promise<MessageShape<DescMessage>>
+          (
+            m: unknown,
+            c: ServerCallContext,
+            readViolations: readonly FieldViolation[],
+          ) => Promise<MessageShape<DescMessage>>
         >;
         const method = handler[rpc.method.localName];
         if (method === undefined) throw new Error(`no handler for ${rpcName}`);
-        const response = await method.call(stack.reminders, message, context);
+        const response = await method.call(stack.reminders, read.request, context, read.violations);
         return {
           ok: true,
           json: toJson(rpc.method.output, response) as JsonObject,
@@ -75,7 +99,9 @@ export async function rawCall(
     }
     case 'jsonrpc': {
       const answer = await rawHttp(stack, 'POST', '/a2a/jsonrpc', {
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: rpc.name, params: request }),
+        body: `{"jsonrpc":"2.0","id":1,"method":${JSON.stringify(rpc.name)},"params":${
+          form.jsonText ?? JSON.stringify(request)
+        }}`,
         headers: { 'Content-Type': 'application/json', ...headers },
       });
       const error = answer.json.error as
@@ -98,13 +124,18 @@ export async function rawCall(
     case 'rest': {
       const binding = primaryOrTenant(rpc.http, request);
       const { path, rest } = fillPath(binding, request);
-      const answer = await rawHttp(stack, binding.verb.toUpperCase(), `/a2a/rest${path}`, {
-        ...(binding.body === '' ? {} : { body: JSON.stringify(rest) }),
-        headers: {
-          ...(binding.body === '' ? {} : { 'Content-Type': 'application/json' }),
-          ...headers,
+      const answer = await rawHttp(
+        stack,
+        binding.verb.toUpperCase(),
+        `/a2a/rest${form.restPath ?? path}`,
+        {
+          ...(binding.body === '' ? {} : { body: form.jsonText ?? JSON.stringify(rest) }),
+          headers: {
+            ...(binding.body === '' ? {} : { 'Content-Type': 'application/json' }),
+            ...headers,
+          },
         },
-      });
+      );
       if (answer.status < 400) {
         return {
           ok: true,
@@ -124,7 +155,12 @@ export async function rawCall(
       const metadata = Object.fromEntries(
         Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]),
       );
-      const answer = await rawGrpc(stack, rpcName, fromJson(rpc.method.input, request), metadata);
+      const answer = await rawGrpc(
+        stack,
+        rpcName,
+        form.grpcBytes ?? fromJson(rpc.method.input, request),
+        metadata,
+      );
       if (answer.code === 0) {
         const response = fromBinary(rpc.method.output, answer.responseBytes ?? Buffer.alloc(0));
         return {

@@ -13,13 +13,18 @@ import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
-import type { ReminderLimits, ReminderService } from '@a2a-reminders/core';
-import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
+import type { ReminderLimits, ReminderService, ReminderStore } from '@a2a-reminders/core';
+import {
+  createReminderService,
+  InMemoryReminderStore,
+  withTaskReminders,
+} from '@a2a-reminders/core';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
-import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
-import { restReminderRouter } from '@a2a-reminders/rest';
+import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
+import { stackStore } from './stack-store.js';
 import { ControllableExecutor } from './test-executor.js';
 import { expressUserBuilder, grpcUserBuilder } from './users.js';
 import { WatchedTaskStore } from './watched-task-store.js';
@@ -31,10 +36,14 @@ export interface StackOptions {
   readonly limits?: Partial<ReminderLimits>;
   /** Refuse anonymous callers (R5). */
   readonly requireAuthentication?: boolean;
-  /** The bindings' request-body limit (W3); the packages' default when unset. */
+  /** The bindings' request-body limit (W3, W12), gRPC's maxRequestBytes too; the packages' default when unset. */
   readonly maxBodyBytes?: number;
   /** The service's clock (R35). */
   readonly now?: () => Date;
+  /** The executor puts an agent message on every status it publishes (R50). */
+  readonly statusMessages?: boolean;
+  /** Wraps the suite's reminder store, e.g. in a gate that interleaves transactions (R19). */
+  readonly wrapStore?: (store: ReminderStore) => ReminderStore;
 }
 
 export interface SeenRequest {
@@ -97,9 +106,16 @@ function baseCard(): AgentCard {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const taskStore = new WatchedTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
+  // The reminder store is the suite's parameter (memory, SQLite, PostgreSQL).
+  const store = await stackStore();
   const reminders = createReminderService({
     taskStore,
     eventBusManager,
+    ...(options.wrapStore === undefined
+      ? store === undefined
+        ? {}
+        : { store }
+      : { store: options.wrapStore(store ?? new InMemoryReminderStore()) }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.requireAuthentication === undefined
       ? {}
@@ -107,7 +123,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const card = withTaskReminders(baseCard(), reminders);
-  const executor = new ControllableExecutor();
+  const executor = new ControllableExecutor({ statusMessages: options.statusMessages ?? false });
   const requestHandler = new DefaultRequestHandler(
     card,
     taskStore,
@@ -133,11 +149,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     '/a2a/jsonrpc',
     jsonRpcReminderHandler({ ...httpOptions, reminders, ...bodyLimit }),
     jsonRpcHandler(httpOptions),
+    ...jsonRpcFallback(),
   );
   app.use(
     '/a2a/rest',
     restReminderRouter({ ...httpOptions, reminders, ...bodyLimit }),
     restHandler(httpOptions),
+    ...restFallback(),
   );
   const http = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
@@ -160,7 +178,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   grpcServer.addService(A2AService, grpcService(grpcOptions));
   grpcServer.addService(
     TaskReminderServiceDefinition,
-    grpcReminderService({ ...grpcOptions, reminders }),
+    grpcReminderService({
+      ...grpcOptions,
+      reminders,
+      ...(options.maxBodyBytes === undefined ? {} : { maxRequestBytes: options.maxBodyBytes }),
+    }),
   );
   let grpcPort: number;
   try {

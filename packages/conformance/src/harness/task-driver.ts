@@ -35,6 +35,12 @@ export interface TaskDriver {
   resume(taskId: string): Promise<void>;
   /** Publishes a terminal status from the executor and waits until the SDK stored it. */
   end(taskId: string, state: EndState): Promise<void>;
+  /**
+   * Publishes a barrier (an artifact update) on the task's running execution
+   * and waits until the SDK stored it: everything published on the task's bus
+   * before it is stored by then.
+   */
+  settle(taskId: string): Promise<void>;
   /** SubscribeToTask through the stock client; resolves once the task snapshot arrived (the server listens from then on). */
   subscribe(taskId: string, client?: Client): Promise<StreamWatch>;
   /** SendStreamingMessage through the stock client: a new task and its open stream. */
@@ -102,6 +108,14 @@ export function taskDriver(
       const value = TaskState[`TASK_STATE_${state}`];
       stack.executor.setState(taskId, value, true);
       await stack.taskStore.waitForState(taskId, value);
+    },
+    async settle(taskId) {
+      const artifactId = stack.executor.barrier(taskId);
+      await stack.taskStore.waitFor(
+        taskId,
+        (task) => task.artifacts.some((a) => a.artifactId === artifactId),
+        `artifact ${artifactId}`,
+      );
     },
     async subscribe(taskId, client = sdk) {
       const caller = callers.get(taskId);

@@ -1,5 +1,5 @@
-import type { Task, TaskState } from '@a2a-js/sdk';
-import { TaskState as State } from '@a2a-js/sdk';
+import type { Message, Task, TaskState, TaskStatus } from '@a2a-js/sdk';
+import { Role, TaskState as State } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { Deferred } from './wait.js';
@@ -13,6 +13,15 @@ export interface Execution {
   readonly done: Deferred<void>;
 }
 
+export interface ExecutorOptions {
+  /**
+   * Every status the executor publishes carries an agent message (R50): the
+   * opening task event's status (a message the SDK does not put in history)
+   * and each status update's (which the SDK appends to history).
+   */
+  readonly statusMessages?: boolean;
+}
+
 /**
  * An AgentExecutor whose tasks stay WORKING until the case drives them:
  * each execution publishes its task in WORKING and then waits; the case takes
@@ -20,6 +29,11 @@ export interface Execution {
  */
 export class ControllableExecutor implements AgentExecutor {
   private readonly executions = new Map<string, Execution>();
+  /** The last status the executor published for each task (R50: what GetTask must show). */
+  private readonly statuses = new Map<string, TaskStatus>();
+  private barriers = 0;
+
+  constructor(private readonly options: ExecutorOptions = {}) {}
 
   execution(taskId: string): Execution {
     const execution = this.executions.get(taskId);
@@ -27,36 +41,97 @@ export class ControllableExecutor implements AgentExecutor {
     return execution;
   }
 
+  /** The status the executor last published for the task, verbatim. */
+  lastStatus(taskId: string): TaskStatus | undefined {
+    return this.statuses.get(taskId);
+  }
+
   async execute(requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const execution: Execution = { requestContext, bus, done: deferred() };
     this.executions.set(requestContext.taskId, execution);
-    bus.publish(AgentEvent.task(workingTask(requestContext)));
+    const task = workingTask(
+      requestContext,
+      this.messageFor(requestContext, State.TASK_STATE_WORKING),
+    );
+    if (task.status !== undefined) this.statuses.set(task.id, task.status);
+    bus.publish(AgentEvent.task(task));
     await execution.done.promise;
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     const execution = this.executions.get(taskId);
-    publishState(bus, taskId, execution?.requestContext.contextId ?? '', State.TASK_STATE_CANCELED);
+    const contextId = execution?.requestContext.contextId ?? '';
+    this.publishState(bus, taskId, contextId, State.TASK_STATE_CANCELED);
     execution?.done.resolve();
   }
 
   /** Publishes a status change of the task on its execution's bus; ends the execution when asked. */
   setState(taskId: string, state: TaskState, endExecution: boolean): void {
     const execution = this.execution(taskId);
-    publishState(execution.bus, taskId, execution.requestContext.contextId, state);
+    this.publishState(execution.bus, taskId, execution.requestContext.contextId, state);
     if (endExecution) execution.done.resolve();
+  }
+
+  /**
+   * Publishes an artifact update on the task's bus and returns its id. The
+   * SDK stores and streams a bus's events in order, so once the artifact is
+   * stored (or streamed) every event published before it is too: a case can
+   * then check that something did NOT happen.
+   */
+  barrier(taskId: string): string {
+    const execution = this.execution(taskId);
+    this.barriers += 1;
+    const artifactId = `barrier-${this.barriers}`;
+    execution.bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId: execution.requestContext.contextId,
+        artifact: {
+          artifactId,
+          name: 'barrier',
+          description: '',
+          parts: [textPart('barrier')],
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
+    return artifactId;
   }
 
   /** Lets every pending execution return, so no executor promise outlives the stack. */
   releaseAll(): void {
     for (const execution of this.executions.values()) execution.done.resolve();
   }
+
+  private publishState(
+    bus: ExecutionEventBus,
+    taskId: string,
+    contextId: string,
+    state: TaskState,
+  ): void {
+    const status: TaskStatus = {
+      state,
+      message: this.options.statusMessages ? agentMessage(taskId, contextId, state) : undefined,
+      timestamp: new Date().toISOString(),
+    };
+    this.statuses.set(taskId, status);
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status, metadata: undefined }));
+  }
+
+  private messageFor(requestContext: RequestContext, state: TaskState): Message | undefined {
+    if (!this.options.statusMessages) return undefined;
+    return agentMessage(requestContext.taskId, requestContext.contextId, state);
+  }
 }
 
-function workingTask(requestContext: RequestContext): Task {
+function workingTask(requestContext: RequestContext, message: Message | undefined): Task {
   const status = {
     state: State.TASK_STATE_WORKING,
-    message: undefined,
+    message,
     timestamp: new Date().toISOString(),
   };
   const existing = requestContext.task;
@@ -71,18 +146,36 @@ function workingTask(requestContext: RequestContext): Task {
   };
 }
 
-function publishState(
-  bus: ExecutionEventBus,
-  taskId: string,
-  contextId: string,
-  state: TaskState,
-): void {
-  bus.publish(
-    AgentEvent.statusUpdate({
-      taskId,
-      contextId,
-      status: { state, message: undefined, timestamp: new Date().toISOString() },
-      metadata: undefined,
-    }),
-  );
+/** What an agent says in a state: the same text for every task, so tasks compare by text. */
+export function statusText(state: TaskState): string {
+  switch (state) {
+    case State.TASK_STATE_INPUT_REQUIRED:
+      return 'Which branch should I use?';
+    case State.TASK_STATE_AUTH_REQUIRED:
+      return 'Sign in at https://auth.example/device with code ABCD-1234.';
+    default:
+      return `${State[state] ?? state}: status from the agent`;
+  }
+}
+
+function agentMessage(taskId: string, contextId: string, state: TaskState): Message {
+  return {
+    messageId: crypto.randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [textPart(statusText(state))],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+function textPart(text: string) {
+  return {
+    content: { $case: 'text' as const, value: text },
+    mediaType: 'text/plain',
+    filename: '',
+    metadata: undefined,
+  };
 }

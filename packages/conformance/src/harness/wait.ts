@@ -1,5 +1,9 @@
-/** Default bound for waiting on an observed event; a hang fails the case instead of the run. */
-export const WAIT_MS = 5_000;
+/**
+ * Default bound for waiting on an observed event: a hang guard only, so a
+ * hang fails the case instead of the run; generous enough that a loaded
+ * machine never reaches it (issue 8 §7).
+ */
+export const WAIT_MS = 30_000;
 
 export interface Deferred<T> {
   readonly promise: Promise<T>;

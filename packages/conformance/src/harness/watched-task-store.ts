@@ -9,11 +9,13 @@ import { within } from './wait.js';
  */
 export class WatchedTaskStore extends InMemoryTaskStore {
   private readonly states = new Map<string, TaskState | undefined>();
+  private readonly saved = new Map<string, Task>();
   private readonly waiters = new Set<() => void>();
 
   override async save(task: Task, context: ServerCallContext): Promise<void> {
     await super.save(task, context);
     this.states.set(task.id, task.status?.state);
+    this.saved.set(task.id, structuredClone(task));
     for (const wake of [...this.waiters]) wake();
   }
 
@@ -29,6 +31,29 @@ export class WatchedTaskStore extends InMemoryTaskStore {
     });
     try {
       await within(reached, `task ${taskId} to be saved in state ${state}`);
+    } finally {
+      if (wake !== undefined) this.waiters.delete(wake);
+    }
+  }
+
+  /** Resolves with the task once its latest save satisfies `done`. */
+  async waitFor(taskId: string, done: (task: Task) => boolean, what: string): Promise<Task> {
+    const check = (): Task | undefined => {
+      const task = this.saved.get(taskId);
+      return task !== undefined && done(task) ? task : undefined;
+    };
+    const now = check();
+    if (now !== undefined) return now;
+    let wake: (() => void) | undefined;
+    const reached = new Promise<Task>((resolve) => {
+      wake = () => {
+        const task = check();
+        if (task !== undefined) resolve(task);
+      };
+      this.waiters.add(wake);
+    });
+    try {
+      return await within(reached, `task ${taskId} to be saved with ${what}`);
     } finally {
       if (wake !== undefined) this.waiters.delete(wake);
     }

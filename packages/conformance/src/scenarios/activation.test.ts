@@ -54,6 +54,7 @@ verifies('R2-agent-card', async ({ wire }) => {
       maxLiveRemindersPerTask: 64,
       maxMetadataBytes: 16 * 1024,
       retentionMs: 60 * 60 * 1000,
+      maxRetainedFinalRemindersPerTask: 128,
       defaultTtlTurns: 1,
     }),
   );

@@ -114,6 +114,26 @@ verifies('W6-client-headers', async ({ wire }) => {
     );
     expect([headers['x-client-wide'], headers['x-per-call']]).toEqual(['one', 'two']);
   }
+  // A caller that activates other extensions itself, in either spelling, client-wide
+  // and per call: every value is kept, the URI is added, and the call is activated.
+  for (const [clientName, callName] of [
+    ['A2A-Extensions', 'a2a-extensions'],
+    ['a2a-extensions', 'A2A-Extensions'],
+  ] as const) {
+    const own = wire.clientWith({ [clientName]: 'urn:example:client' });
+    const before = wire.stack.seen.length;
+    const listed = await own.listTaskReminders(
+      { taskId },
+      { headers: { [callName]: 'urn:example:call' } },
+    );
+    expect(listed.reminders.map((r) => r.reminder?.id)).toEqual(['r']);
+    const sent = wire.stack.seen.slice(before)[0]?.headers['a2a-extensions'] ?? '';
+    expect(sent.split(',').map((s) => s.trim())).toEqual([
+      'urn:example:client',
+      'urn:example:call',
+      TASK_REMINDERS_EXTENSION_URI,
+    ]);
+  }
 });
 
 verifies('W9-client-options', async ({ wire }) => {

@@ -1,84 +1,21 @@
 import type { JsonValue } from '@bufbuild/protobuf';
 import { expect } from 'vitest';
-import { errorSummary, eventSummary, recordSummary } from '../harness/observe.js';
+import { runScript } from '../harness/equivalence-script.js';
+import { specView, W8_TRANSCRIPT } from '../harness/equivalence-transcript.js';
+import { errorSummary } from '../harness/observe.js';
+import { callersOf, casesFor, ORDER_OF_CHECKS } from '../harness/unreadable-requests.js';
 import { verifies } from '../harness/verifies.js';
 import type { Wire } from '../harness/wire.js';
 import { startWire } from '../harness/wire.js';
 
-/**
- * One script of injects (incl. dedupe, idempotent re-send, conflicts and
- * invalid ones), cancels, turns and task end; returns everything a caller can
- * observe, normalized (no timestamps, task ids replaced).
- */
-async function runScript(wire: Wire): Promise<JsonValue[]> {
-  const taskId = await wire.tasks.create();
-  const watch = await wire.tasks.subscribe(taskId);
-  const out: JsonValue[] = [];
-  const step = async (name: string, run: () => Promise<JsonValue>) => {
-    try {
-      out.push({ name, ok: await run() });
-    } catch (error) {
-      out.push({ name, error: errorSummary(error) });
-    }
-  };
-  const inject =
-    (id: string, extra: object = {}) =>
-    async () => {
-      const r = await wire.client.injectTaskReminder({
-        taskId,
-        reminder: { id, body: `body of ${id}`, ...extra },
-      });
-      return {
-        record: recordSummary(r.record),
-        displaced: r.displacedReminderIds,
-        taskState: r.taskState,
-      };
-    };
-  const cancel = (id: string) => async () =>
-    recordSummary((await wire.client.cancelTaskReminder({ taskId, reminderId: id })).record);
-  const turn = () => async () => {
-    const t = await wire.tasks.turn(taskId);
-    return {
-      turn: t.turn,
-      reminders: t.reminders.map((r) => `${r.id}:${r.turnsRemaining}:${r.firstSurfacing}`),
-    };
-  };
-  await step('inject a', inject('a', { dedupeKey: 'k', ttlTurns: 2, metadata: { n: 1 } }));
-  await step('re-send a', inject('a', { dedupeKey: 'k', ttlTurns: 2, metadata: { n: 1 } }));
-  await step('conflict a', inject('a', { dedupeKey: 'k', ttlTurns: 3 }));
-  await step(
-    'inject b displaces a',
-    inject('b', { dedupeKey: 'k', source: 'monitor', roleHint: 'system' }),
-  );
-  await step('invalid', inject('bad id', { ttlTurns: 0, body: ' ' }));
-  await step('inject c', inject('c', { ttlTurns: 3 }));
-  await step('turn 1', turn());
-  await step('cancel c', cancel('c'));
-  await step('cancel c again', cancel('c'));
-  await step('cancel a (displaced)', cancel('a'));
-  await step('cancel unknown', cancel('zzz'));
-  await step('inject d', inject('d', { ttlTurns: 2 }));
-  await step('turn 2', turn());
-  await step('turn 3', turn());
-  await step('inject e', inject('e'));
-  await step('list', async () =>
-    (await wire.client.listTaskReminders({ taskId })).reminders.map(recordSummary),
-  );
-  await wire.tasks.end(taskId, 'COMPLETED');
-  await watch.untilEnded();
-  await step('inject after end', inject('f'));
-  await step(
-    're-send a after end',
-    inject('a', { dedupeKey: 'k', ttlTurns: 2, metadata: { n: 1 } }),
-  );
-  await step('list after end', async () =>
-    (await wire.client.listTaskReminders({ taskId })).reminders.map(recordSummary),
-  );
-  out.push({ name: 'events', ok: watch.batches().map((b) => b.map(eventSummary)) });
-  return JSON.parse(JSON.stringify(out).split(taskId).join('{task}')) as JsonValue[];
-}
-
-verifies('W8-transport-equivalence', async ({ wire }) => {
+verifies('W8-transport-equivalence', async ({ arm, wire }) => {
+  const observed = await runScript(wire);
+  // Every arm against the transcript written from the spec: an independent
+  // reference, so the direct arm is not compared with itself.
+  expect(specView(observed)).toEqual(specView(W8_TRANSCRIPT));
+  if (arm === 'direct') return;
+  // W8 proper: a wire arm observes exactly what the service in process does,
+  // error messages and violation descriptions included.
   const reference = await startWire('direct');
   let expected: JsonValue[];
   try {
@@ -86,22 +23,51 @@ verifies('W8-transport-equivalence', async ({ wire }) => {
   } finally {
     await reference[Symbol.asyncDispose]();
   }
-  const observed = await runScript(wire);
   expect(observed).toEqual(expected);
-  // The script exercised what it claims to: errors, displacement and every event kind.
-  const text = JSON.stringify(expected);
-  for (const needle of [
-    'REMINDER_ID_CONFLICT',
-    'INVALID_ARGUMENT',
-    'REMINDER_NOT_LIVE',
-    'REMINDER_NOT_FOUND',
-    'TASK_TERMINAL',
-    'displaced:a',
-    'emitted:',
-    'cancelled:c',
-    'expired:',
-    'dropped:e',
-  ]) {
-    expect(text).toContain(needle);
-  }
 });
+
+/**
+ * The order-of-checks script (R45, issue 8 §4): requests the binding cannot
+ * read in full, each sent by an anonymous unactivated caller, a known but
+ * unactivated one and a known activated one. Every arm gives the codes R45
+ * prescribes; a case that has a form on the direct arm gives exactly the
+ * service's answer in process (message and violations included).
+ */
+async function runOrderOfChecks(wire: Wire): Promise<Record<string, JsonValue>> {
+  const taskId = await wire.tasks.create({ user: 'alice' });
+  const out: Record<string, JsonValue> = {};
+  for (const unreadable of casesFor(wire.arm)) {
+    const answers: JsonValue[] = [];
+    for (const headers of callersOf('alice')) {
+      const outcome = await unreadable.send(wire, taskId, headers);
+      answers.push(outcome.ok ? 'ok' : errorSummary(outcome.error));
+    }
+    out[unreadable.name] = JSON.parse(JSON.stringify(answers).split(taskId).join('{task}'));
+  }
+  return out;
+}
+
+verifies(
+  'W8-transport-equivalence',
+  async ({ arm, wire }) => {
+    const observed = await runOrderOfChecks(wire);
+    const codes = Object.values(observed).map((answers) =>
+      (answers as Array<{ code?: string }>).map((a) => a.code),
+    );
+    expect(codes.length).toBeGreaterThanOrEqual(2);
+    for (const c of codes) expect(c).toEqual(ORDER_OF_CHECKS);
+    if (arm === 'direct') return;
+    const reference = await startWire('direct', { requireAuthentication: true });
+    let expected: Record<string, JsonValue>;
+    try {
+      expected = await runOrderOfChecks(reference);
+    } finally {
+      await reference[Symbol.asyncDispose]();
+    }
+    const shared = Object.keys(observed).filter((name) => name in expected);
+    expect(shared.length).toBeGreaterThanOrEqual(2);
+    for (const name of shared)
+      expect({ name, answers: observed[name] }).toEqual({ name, answers: expected[name] });
+  },
+  { variant: 'order of checks whatever the body', stack: { requireAuthentication: true } },
+);

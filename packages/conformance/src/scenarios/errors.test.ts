@@ -4,6 +4,7 @@ import {
   REMINDERS_ERROR_DOMAIN,
   TASK_REMINDERS_EXTENSION_URI,
 } from '@a2a-reminders/core';
+import { specErrorTable } from '@a2a-reminders/test-support';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { expect } from 'vitest';
@@ -17,33 +18,8 @@ import { verifies } from '../harness/verifies.js';
 import { rejection } from '../harness/wait.js';
 import type { Wire } from '../harness/wire.js';
 
-/** R39, as the spec's table gives it. */
-const TABLE: Partial<
-  Record<ReminderErrorCode, { jsonrpc: [number, number]; grpc: GrpcStatus; http: number }>
-> = {
-  TASK_NOT_FOUND: { jsonrpc: [-32001, 200], grpc: GrpcStatus.NOT_FOUND, http: 404 },
-  TASK_TERMINAL: { jsonrpc: [-32004, 200], grpc: GrpcStatus.FAILED_PRECONDITION, http: 400 },
-  INVALID_ARGUMENT: { jsonrpc: [-32602, 200], grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
-  REMINDER_ID_CONFLICT: { jsonrpc: [-32602, 200], grpc: GrpcStatus.INVALID_ARGUMENT, http: 400 },
-  REMINDER_NOT_FOUND: { jsonrpc: [-32000, 200], grpc: GrpcStatus.NOT_FOUND, http: 404 },
-  REMINDER_NOT_LIVE: { jsonrpc: [-32004, 200], grpc: GrpcStatus.FAILED_PRECONDITION, http: 400 },
-  REMINDER_QUOTA_EXCEEDED: {
-    jsonrpc: [-32000, 200],
-    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
-    http: 429,
-  },
-  EXTENSION_NOT_ACTIVATED: {
-    jsonrpc: [-32008, 200],
-    grpc: GrpcStatus.FAILED_PRECONDITION,
-    http: 400,
-  },
-  VERSION_NOT_SUPPORTED: {
-    jsonrpc: [-32009, 200],
-    grpc: GrpcStatus.FAILED_PRECONDITION,
-    http: 400,
-  },
-  UNAUTHENTICATED: { jsonrpc: [-32000, 401], grpc: GrpcStatus.UNAUTHENTICATED, http: 401 },
-};
+/** R39, parsed from the spec's table (docs/extension-spec.md), not restated here. */
+const TABLE = specErrorTable();
 
 /** R40: the `@type` and reason of each detail, in order. */
 const DETAILS: Partial<Record<ReminderErrorCode, string[]>> = {
@@ -121,16 +97,22 @@ async function failures(wire: Wire): Promise<Array<[ReminderErrorCode, RawOutcom
 }
 
 function expectWireCode(arm: Arm, code: ReminderErrorCode, outcome: RawOutcome): void {
-  const row = TABLE[code];
+  const row = TABLE.get(code);
+  if (row === undefined) throw new Error(`the spec's R39 table has no row for ${code}`);
   expect(outcome.ok, code).toBe(false);
-  if (outcome.ok || row === undefined) return;
+  if (outcome.ok) return;
   const got =
     arm === 'jsonrpc'
       ? [outcome.wire.jsonRpcCode, outcome.wire.httpStatus]
       : arm === 'rest'
         ? outcome.wire.httpStatus
         : outcome.wire.grpcCode;
-  const want = arm === 'jsonrpc' ? row.jsonrpc : arm === 'rest' ? row.http : row.grpc;
+  const want =
+    arm === 'jsonrpc'
+      ? [row.jsonRpcCode, row.jsonRpcHttpStatus]
+      : arm === 'rest'
+        ? row.httpStatus
+        : GrpcStatus[row.grpcStatus as keyof typeof GrpcStatus];
   expect({ code, rebuilt: outcome.error.code, got }).toEqual({ code, rebuilt: code, got: want });
 }
 

@@ -1,5 +1,6 @@
 import { ReminderState } from '@a2a-reminders/proto';
 import { expect } from 'vitest';
+import { GatedStore } from '../harness/gated-store.js';
 import { eventSummary, kinds } from '../harness/observe.js';
 import { verifies } from '../harness/verifies.js';
 
@@ -46,30 +47,77 @@ verifies('R18-states', async ({ wire }) => {
   expect(again).toEqual(states);
 });
 
-verifies('R19-turn-boundaries', async ({ wire }) => {
-  const taskId = await wire.tasks.create();
-  for (const id of ['c', 'a', 'b']) {
-    await wire.client.injectTaskReminder({ taskId, reminder: { id, body: id, ttlTurns: 2 } });
-  }
-  const t1 = await wire.tasks.turn(taskId);
-  expect(t1.turn).toBe(1);
-  expect(t1.reminders.map((r) => r.id)).toEqual(['c', 'a', 'b']);
-  // Injects racing a boundary land in exactly one of the two turns.
-  const racing = Array.from({ length: 8 }, (_, i) => `race-${i}`);
-  const injects = racing.map((id) =>
-    wire.client.injectTaskReminder({ taskId, reminder: { id, body: id } }),
-  );
-  const t2 = await wire.tasks.turn(taskId);
-  await Promise.all(injects);
-  const t3 = await wire.tasks.turn(taskId);
-  expect([t2.turn, t3.turn]).toEqual([2, 3]);
-  const seen = [...t2.reminders, ...t3.reminders]
-    .map((r) => r.id)
-    .filter((id) => id.startsWith('race-'));
-  expect([...seen].sort()).toEqual([...racing].sort());
-  expect(new Set(t2.reminders.map((r) => r.id)).size).toBe(t2.reminders.length);
-  expect(new Set(t3.reminders.map((r) => r.id)).size).toBe(t3.reminders.length);
-});
+/**
+ * The order of transaction `n` (held) and the next one in the store's log:
+ * the second was asked for while the first ran, and started after it ended.
+ */
+function interleaving(log: readonly string[], n: number): string[] {
+  const mine = new Set([`start ${n}`, `end ${n}`, `call ${n + 1}`, `start ${n + 1}`]);
+  return log
+    .filter((e) => mine.has(e))
+    .map((e) => e.replace(`${n + 1}`, 'second').replace(`${n}`, 'first'));
+}
+const INTERLEAVED = ['start first', 'call second', 'end first', 'start second'];
+
+/** The store of the case running now, for the R19 interleavings (cases run one at a time). */
+let gated = new GatedStore();
+
+verifies(
+  'R19-turn-boundaries',
+  async ({ wire }) => {
+    const store = gated;
+    const taskId = await wire.tasks.create();
+    for (const id of ['c', 'a', 'b']) {
+      await wire.client.injectTaskReminder({ taskId, reminder: { id, body: id, ttlTurns: 2 } });
+    }
+    const t1 = await wire.tasks.turn(taskId);
+    expect(t1.turn).toBe(1);
+    expect(t1.reminders.map((r) => r.id)).toEqual(['c', 'a', 'b']);
+    const inject = (id: string) =>
+      wire.client.injectTaskReminder({ taskId, reminder: { id, body: id } });
+
+    // Boundary first: the turn's transaction is held after its first read,
+    // the inject is sent and reaches the store, then the turn goes on.
+    const turnHeld = store.holdNext();
+    const turn2 = wire.tasks.turn(taskId);
+    const t = await turnHeld;
+    const late = inject('late');
+    await store.untilCalls(t.n + 1);
+    t.release();
+    const [t2] = await Promise.all([turn2, late]);
+    // The interleaving happened: the inject reached the store while the turn ran.
+    expect(interleaving(store.log, t.n)).toEqual(INTERLEAVED);
+    // It lands in exactly one turn: the next one.
+    expect(t2.turn).toBe(2);
+    expect(t2.reminders.map((r) => r.id)).toEqual(['c', 'a', 'b']);
+    const t3 = await wire.tasks.turn(taskId);
+    expect(t3.reminders.map((r) => [r.id, r.firstSurfacing])).toEqual([['late', true]]);
+
+    // Inject first: its transaction is held after its first read, the
+    // boundary starts and reaches the store, then the inject goes on.
+    const injectHeld = store.holdNext();
+    const early = inject('early');
+    const i = await injectHeld;
+    const turn4 = wire.tasks.turn(taskId);
+    await store.untilCalls(i.n + 1);
+    i.release();
+    const [, t4] = await Promise.all([early, turn4]);
+    expect(interleaving(store.log, i.n)).toEqual(INTERLEAVED);
+    // It lands in exactly one turn: this one.
+    expect(t4.turn).toBe(4);
+    expect(t4.reminders.map((r) => [r.id, r.firstSurfacing])).toEqual([['early', true]]);
+    const t5 = await wire.tasks.turn(taskId);
+    expect(t5.reminders.map((r) => r.id)).toEqual([]);
+  },
+  {
+    stack: () => ({
+      wrapStore: (store) => {
+        gated = new GatedStore(store);
+        return gated;
+      },
+    }),
+  },
+);
 
 verifies('R20-surfacing', async ({ wire }) => {
   const taskId = await wire.tasks.create();

@@ -159,3 +159,98 @@ verifies(
     stack: { limits: { maxBodyChars: 10, maxTtlTurns: 3, maxMetadataBytes: 64 } },
   },
 );
+
+verifies('R46-text-fields', async ({ wire }) => {
+  const taskId = await wire.tasks.create();
+  const base = { id: 'r', body: 'fine' };
+  const call = (
+    rpc: 'InjectTaskReminder' | 'ListTaskReminders' | 'CancelTaskReminder',
+    request: JsonObject,
+  ) => rawCall(wire, rpc, request, ACTIVATED_HEADERS);
+  const refused: Array<[string, string[], Promise<Awaited<ReturnType<typeof call>>>]> = [];
+  const inject = (name: string, fields: string[], request: JsonObject) =>
+    refused.push([name, fields, call('InjectTaskReminder', { taskId, ...request })]);
+  inject('ESC in source', ['reminder.source'], {
+    reminder: { ...base, source: 'esc\u001b[31mRED' },
+  });
+  inject('newline in dedupeKey', ['reminder.dedupeKey'], {
+    reminder: { ...base, dedupeKey: 'k\nforged' },
+  });
+  inject('tab in roleHint', ['reminder.roleHint'], { reminder: { ...base, roleHint: 'system\t' } });
+  inject('C1 control in source', ['reminder.source'], {
+    reminder: { ...base, source: 'a\u009bb' },
+  });
+  inject('zero-width space in source', ['reminder.source'], {
+    reminder: { ...base, source: 'ci\u200bbot' },
+  });
+  inject('soft hyphen in dedupeKey', ['reminder.dedupeKey'], {
+    reminder: { ...base, dedupeKey: 'k\u00ad' },
+  });
+  inject('bidi override in roleHint', ['reminder.roleHint'], {
+    reminder: { ...base, roleHint: 'sys\u202etem' },
+  });
+  inject('BOM in source', ['reminder.source'], { reminder: { ...base, source: 'a\ufeff' } });
+  inject('line separator in dedupeKey', ['reminder.dedupeKey'], {
+    reminder: { ...base, dedupeKey: 'a\u2028b' },
+  });
+  inject('bidi override in body', ['reminder.body'], {
+    reminder: { ...base, body: 'safe \u202egnp.exe' },
+  });
+  inject('bidi isolate in body', ['reminder.body'], {
+    reminder: { ...base, body: 'x \u2067y\u2069' },
+  });
+  inject('tag characters in body', ['reminder.body'], {
+    reminder: { ...base, body: 'hi\u{e0049}\u{e0047}\u{e004e}' },
+  });
+  inject(
+    'every field at once',
+    ['reminder.body', 'reminder.dedupeKey', 'reminder.roleHint', 'reminder.source'],
+    {
+      reminder: {
+        id: 'r',
+        body: 'b\u2066',
+        source: 's\u0007',
+        dedupeKey: 'd\u200d',
+        roleHint: 'r\u0085',
+      },
+    },
+  );
+  inject('ESC in taskId', ['taskId'], { taskId: 't\u001b[2J', reminder: base });
+  inject('bidi override in tenant', ['tenant'], { tenant: 'acme\u202e', reminder: base });
+  refused.push([
+    'ESC in taskId (list)',
+    ['taskId'],
+    call('ListTaskReminders', { taskId: 't\u001b[2J' }),
+  ]);
+  refused.push([
+    'bell in reminderId',
+    ['reminderId'],
+    call('CancelTaskReminder', { taskId, reminderId: 'r\u0007' }),
+  ]);
+  for (const [name, fields, pending] of refused) {
+    const outcome = await pending;
+    const got = outcome.ok
+      ? 'accepted'
+      : `${outcome.error.code} ${fieldsOf(outcome.error).join(',')}`;
+    expect({ name, got }).toEqual({ name, got: `INVALID_ARGUMENT ${fields.join(',')}` });
+    // The description names the code point; the character itself never comes back.
+    if (!outcome.ok) {
+      for (const v of outcome.error.fieldViolations)
+        expect(v.description).toMatch(/^[\x20-\x7e]+ \(U\+[0-9A-F]{4,6} at offset \d+\)$/);
+    }
+  }
+  expect((await wire.client.listTaskReminders({ taskId })).reminders).toEqual([]);
+
+  // What text needs stays: newline and tab, ZWJ emoji, ZWNJ, variation selectors, soft hyphens in
+  // a body; visible non-ASCII in the short fields. Every binding lists the same characters back.
+  const kept = {
+    id: 'kept',
+    body: 'line\nwith\ttab 👩\u200d💻 ❤\ufe0f می\u200cخواهم hy\u00adphen',
+    source: 'ci-bot 🤖 Zürich',
+    dedupeKey: 'κλειδί:1',
+    roleHint: 'développeur',
+  };
+  await wire.client.injectTaskReminder({ taskId, reminder: kept });
+  const listed = (await wire.client.listTaskReminders({ taskId })).reminders[0]?.reminder;
+  expect(listed).toMatchObject(kept);
+});

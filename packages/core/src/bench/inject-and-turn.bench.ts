@@ -7,9 +7,16 @@ import {
   RequestContext,
   ServerCallContext,
 } from '@a2a-js/sdk/server';
-import { InjectTaskReminderRequestSchema } from '@a2a-reminders/proto';
+import {
+  InjectTaskReminderRequestSchema,
+  ListTaskRemindersRequestSchema,
+} from '@a2a-reminders/proto';
 import { create } from '@bufbuild/protobuf';
-import { createReminderService, TASK_REMINDERS_EXTENSION_URI } from '../index.js';
+import {
+  createReminderService,
+  MAX_LIST_PAGE_SIZE,
+  TASK_REMINDERS_EXTENSION_URI,
+} from '../index.js';
 
 const SIZES = [1, 100, 10_000];
 
@@ -105,7 +112,7 @@ async function measure(live: number): Promise<Row> {
   gc();
   const listUs = await perOp(live >= 10_000 ? 20 : 200, () =>
     service.listTaskReminders(
-      { $typeName: 'a2a.reminders.v1.ListTaskRemindersRequest', tenant: '', taskId: 'task' },
+      create(ListTaskRemindersRequestSchema, { taskId: 'task', pageSize: MAX_LIST_PAGE_SIZE }),
       ctx,
     ),
   );

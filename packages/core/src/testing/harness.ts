@@ -130,6 +130,23 @@ export function harness(options: HarnessOptions = {}) {
     return service.listTaskReminders(create(ListTaskRemindersRequestSchema, { taskId }), context);
   }
 
+  /** One page of ListTaskReminders (R49): paging fields beside the task id. */
+  function listPage(
+    taskId: string,
+    page: {
+      readonly pageSize?: number;
+      readonly pageToken?: string;
+      readonly liveOnly?: boolean;
+      readonly tenant?: string;
+    },
+    context: ServerCallContext = ctx,
+  ) {
+    return service.listTaskReminders(
+      create(ListTaskRemindersRequestSchema, { ...page, taskId }),
+      context,
+    );
+  }
+
   function cancel(taskId: string, reminderId: string, context: ServerCallContext = ctx) {
     return service.cancelTaskReminder(
       create(CancelTaskReminderRequestSchema, { taskId, reminderId }),
@@ -148,6 +165,7 @@ export function harness(options: HarnessOptions = {}) {
     requestContext,
     inject,
     list,
+    listPage,
     cancel,
   };
 }

@@ -9,7 +9,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
-import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
 import express from 'express';
 
 export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
@@ -29,6 +29,7 @@ export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
     '/a2a/jsonrpc',
     jsonRpcReminderHandler({ ...options, reminders }),
     jsonRpcHandler(options),
+    ...jsonRpcFallback(),
   );
   return app;
 }

@@ -9,7 +9,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
-import { restReminderRouter } from '@a2a-reminders/rest';
+import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
 import express from 'express';
 
 export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
@@ -25,7 +25,12 @@ export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
   const options = { requestHandler, userBuilder: UserBuilder.noAuthentication };
 
   const app = express();
-  app.use('/a2a/rest', restReminderRouter({ ...options, reminders }), restHandler(options));
+  app.use(
+    '/a2a/rest',
+    restReminderRouter({ ...options, reminders }),
+    restHandler(options),
+    ...restFallback(),
+  );
   return app;
 }
 // README:end

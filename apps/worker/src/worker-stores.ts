@@ -1,0 +1,73 @@
+import { resolve } from 'node:path';
+import { InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
+import type { ReminderStore } from '@a2a-reminders/core';
+import { InMemoryReminderStore } from '@a2a-reminders/core';
+import {
+  DatabaseReminderStore,
+  migrateReminderStore,
+  openReminderDatabase,
+  parseDatabaseUrl,
+} from '@a2a-reminders/database';
+import type { Kysely } from 'kysely';
+import { migrateSdkTaskTable } from './sdk-migrations.js';
+import { SettlingTaskStore } from './settling-task-store.js';
+
+/** The worker's default store: a SQLite file in the working directory, printed at start. */
+export const DEFAULT_STORE_FILE = 'a2a-reminders-worker.sqlite';
+
+/** Where the worker keeps tasks (the SDK's TaskStore) and reminders. */
+export interface WorkerStores {
+  /** `memory`, or the database URL with a SQLite file made absolute. */
+  readonly location: string;
+  readonly taskStore: SettlingTaskStore;
+  readonly reminderStore: ReminderStore;
+  /** The database both stores use; undefined for `memory`. */
+  readonly db: Kysely<unknown> | undefined;
+  close(): Promise<void>;
+}
+
+/** `memory`, `sqlite:<file>` or `postgres://…`; a SQLite file path is resolved against the cwd. */
+export function storeLocation(url: string): string {
+  if (url === 'memory') return url;
+  const parsed = parseDatabaseUrl(url);
+  if (parsed.dialect === 'sqlite' && parsed.target !== ':memory:') {
+    return `sqlite:${resolve(parsed.target)}`;
+  }
+  return url;
+}
+
+/**
+ * Opens the worker's stores. A database gets the SDK's task table (its
+ * `a2a-db` migrations) and the reminder tables (this repository's
+ * migrations) first, so a fresh file or database works with no set-up step;
+ * one Kysely instance then serves the SDK's `DatabaseTaskStore` and the
+ * `DatabaseReminderStore`, so tasks and reminders live in one database.
+ */
+export async function openWorkerStores(url: string): Promise<WorkerStores> {
+  const location = storeLocation(url);
+  if (location === 'memory') {
+    return {
+      location,
+      taskStore: new SettlingTaskStore(new InMemoryTaskStore()),
+      reminderStore: new InMemoryReminderStore(),
+      db: undefined,
+      close: async () => {},
+    };
+  }
+  await migrateSdkTaskTable(location);
+  const db = await openReminderDatabase(location);
+  try {
+    await migrateReminderStore(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return {
+    location,
+    taskStore: new SettlingTaskStore(new DatabaseTaskStore(db)),
+    reminderStore: new DatabaseReminderStore(db),
+    db,
+    close: () => db.destroy(),
+  };
+}

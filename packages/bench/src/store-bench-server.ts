@@ -1,0 +1,136 @@
+// The store bench's server process (README, Stores): the JSON-RPC binding with
+// the reminder extension, the SDK's in-memory task store, and the reminder
+// store named by --store (memory, sqlite:<file>, postgres://…). Besides the
+// rpcs it answers `POST /admin/turns?ms=&concurrency=`: a closed loop of turn
+// boundaries on seeded tasks with nothing pending, in process (a turn boundary
+// is the worker's own call, not an rpc), with the statements each one issued.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SendMessageRequest } from '@a2a-js/sdk';
+import type { ExecutionEventBus } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBus,
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  RequestContext,
+  ServerCallContext,
+  UnauthenticatedUser,
+} from '@a2a-js/sdk/server';
+import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import type { ReminderStore } from '@a2a-reminders/core';
+import {
+  createReminderService,
+  InMemoryReminderStore,
+  withTaskReminders,
+} from '@a2a-reminders/core';
+import { DatabaseReminderStore, openReminderDatabase } from '@a2a-reminders/database';
+import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import express from 'express';
+import { adminTasks } from './admin-route.js';
+import { benchAgentCard } from './bench-card.js';
+import { numberFlag, stringFlag } from './cli-args.js';
+import { closedLoop } from './closed-loop.js';
+import { seedTasks } from './seed-tasks.js';
+import { HTTP_PATHS, READY_PREFIX } from './wire.js';
+import { workingExecutor } from './working-executor.js';
+
+const argv = process.argv.slice(2);
+const storeUrl = stringFlag(argv, '--store') ?? 'memory';
+const taskCount = numberFlag(argv, '--tasks', 1000);
+const turnTaskCount = numberFlag(argv, '--turn-tasks', 200);
+
+/** Statements the store issued since the last reset, for the per-turn count. */
+const counted = { all: 0, reminderTable: 0, taskTable: 0 };
+let store: ReminderStore;
+if (storeUrl === 'memory') {
+  store = new InMemoryReminderStore();
+} else {
+  const db = await openReminderDatabase(storeUrl, {
+    log: (event) => {
+      if (event.level !== 'query') return;
+      counted.all += 1;
+      if (event.query.sql.includes('"a2a_reminders"')) counted.reminderTable += 1;
+      if (event.query.sql.includes('a2a_reminder_tasks')) counted.taskTable += 1;
+    },
+  });
+  store = new DatabaseReminderStore(db);
+}
+
+const taskStore = new InMemoryTaskStore();
+const eventBusManager = new DefaultExecutionEventBusManager();
+const reminders = createReminderService({ taskStore, eventBusManager, store });
+const requestHandler = new DefaultRequestHandler(
+  withTaskReminders(benchAgentCard(), reminders),
+  taskStore,
+  reminders.wrapExecutor(workingExecutor()),
+  eventBusManager,
+);
+const options = { requestHandler, userBuilder: UserBuilder.noAuthentication };
+const seeded: string[] = [];
+const app = express();
+app.use(
+  HTTP_PATHS.jsonrpc,
+  jsonRpcReminderHandler({ ...options, reminders }),
+  jsonRpcHandler(options),
+);
+app.get('/admin/tasks', adminTasks(seeded));
+
+// Turn boundaries run on tasks of their own, which no inject targets.
+const turnTasks: Array<{ context: RequestContext; bus: ExecutionEventBus }> = [];
+app.post('/admin/turns', async (req, res) => {
+  const ms = Number(req.query.ms ?? 1000);
+  const concurrency = Number(req.query.concurrency ?? 16);
+  let next = 0;
+  const before = { ...counted };
+  const result = await closedLoop(
+    async () => {
+      const t = turnTasks[next++ % turnTasks.length];
+      if (t === undefined) throw new Error('no turn tasks');
+      const turn = await reminders.beginTurn(t.context, t.bus);
+      if (turn.reminders.length !== 0) throw new Error('a turn task had reminders');
+    },
+    concurrency,
+    ms,
+  );
+  const per = (n: number) => (result.requests === 0 ? 0 : n / result.requests);
+  res.json({
+    ...result,
+    statementsPerTurn: per(counted.all - before.all),
+    reminderTableStatementsPerTurn: per(counted.reminderTable - before.reminderTable),
+    taskTableStatementsPerTurn: per(counted.taskTable - before.taskTable),
+  });
+});
+
+const http: Server = await new Promise((resolve) => {
+  const s = app.listen(0, '127.0.0.1', () => resolve(s));
+});
+http.keepAliveTimeout = 60_000;
+seeded.push(...(await seedTasks(requestHandler, taskCount)));
+const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: '1.0' });
+for (const taskId of await seedTasks(requestHandler, turnTaskCount)) {
+  const task = await taskStore.load(taskId, context);
+  if (task === undefined) throw new Error(`seeded task ${taskId} is missing`);
+  const request = SendMessageRequest.fromJSON({
+    message: { messageId: `turn-${taskId}`, role: 'ROLE_USER', parts: [{ text: 'turns' }] },
+  });
+  turnTasks.push({
+    context: new RequestContext(request, taskId, task.contextId, context, task),
+    bus: new DefaultExecutionEventBus(),
+  });
+}
+
+const httpPort = (http.address() as AddressInfo).port;
+console.log(
+  `${READY_PREFIX}${JSON.stringify({ httpPort, grpcPort: 0, pid: process.pid, tasks: taskCount })}`,
+);
+
+function shutdown(): void {
+  http.closeAllConnections();
+  http.close();
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+process.stdin.on('end', shutdown);
+process.stdin.resume();

@@ -1,0 +1,175 @@
+import type {
+  ReminderPage,
+  ReminderPageQuery,
+  ReminderStore,
+  ReminderStoreKey,
+  ReminderTaskSnapshot,
+  ReminderTransaction,
+  StoredReminder,
+} from '@a2a-reminders/core';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { ReminderDialect } from './dialect.js';
+import { dialectOf } from './dialect.js';
+import { LIVE_STATES_SQL } from './live-predicate.js';
+import { endMarkOfRow, int, reminderOfRow } from './rows.js';
+import type { ReminderDatabase, ReminderRow } from './schema.js';
+import { REMINDER_TASKS_TABLE, REMINDERS_TABLE } from './schema.js';
+import { SqlReminderTransaction } from './sql-transaction.js';
+import { inImmediateTransaction, inTaskTransaction } from './task-lock.js';
+
+/** Most ended tasks one sweep transaction deletes; a sweep runs batches until none is left. */
+const SWEEP_BATCH = 500;
+
+/** A task row's end mark next to one (possibly absent) record, as the one-statement reads return. */
+type JoinedRow = {
+  turn: number;
+  last_seq: number | string;
+  ended_task_state: string | null;
+  ended_time_ms: number | string | null;
+  purge_after_ms: number | string | null;
+} & { [K in keyof ReminderRow]: ReminderRow[K] | null };
+
+/**
+ * A {@link ReminderStore} in a SQL database through a caller-provided
+ * Kysely instance: PostgreSQL (`pg`) or SQLite (`better-sqlite3`). The same
+ * instance can serve the SDK's `DatabaseTaskStore`, so tasks and reminders
+ * live in one database.
+ *
+ * Each task's operations are atomic and serial across processes, not only
+ * across promises (see `inTaskTransaction` for the locking on each engine),
+ * so replicas of a worker can share the database (R19). The tables must
+ * exist: run {@link migrateReminderStore} or the `a2a-reminders-db upgrade`
+ * CLI first, as with the SDK's stores; migrating is an operator step.
+ */
+export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
+  private readonly db: Kysely<ReminderDatabase>;
+  readonly dialect: ReminderDialect;
+
+  constructor(db: Kysely<DB>) {
+    // The store names its own tables at run time; the caller may type the
+    // instance with any schema (its own tables, the SDK's).
+    this.db = db as unknown as Kysely<ReminderDatabase>;
+    this.dialect = dialectOf(this.db);
+  }
+
+  async transact<T>(
+    key: ReminderStoreKey,
+    mutate: (tx: ReminderTransaction) => Promise<T>,
+  ): Promise<T> {
+    return inTaskTransaction(this.db, this.dialect, key, async (q, row) => {
+      const tx = new SqlReminderTransaction(q, this.dialect, row);
+      const result = await mutate(tx);
+      await tx.finish();
+      return result;
+    });
+  }
+
+  async read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {
+    // One statement: the task row and all its records from one snapshot.
+    const rows = await this.joined(key, sql``, undefined);
+    const first = rows[0];
+    if (first === undefined || isBlank(first)) return undefined;
+    return {
+      turn: Number(first.turn),
+      ended: endMarkOfRow(first),
+      reminders: recordsOf(rows),
+    };
+  }
+
+  async page(key: ReminderStoreKey, query: ReminderPageQuery): Promise<ReminderPage | undefined> {
+    const live = query.liveOnly ? sql` and r.state in ${sql.raw(LIVE_STATES_SQL)}` : sql``;
+    const filter = sql` and r.seq > ${query.afterSeq}${live}`;
+    // limit + 1 rows tell whether another page follows.
+    const rows = await this.joined(key, filter, query.limit + 1);
+    const first = rows[0];
+    if (first === undefined || isBlank(first)) return undefined;
+    const records = recordsOf(rows);
+    const more = records.length > query.limit;
+    return {
+      ended: endMarkOfRow(first),
+      reminders: more ? records.slice(0, query.limit) : records,
+      more,
+    };
+  }
+
+  async sweep(nowMs: number): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const batch = await this.inWriteTransaction(async (q) => {
+        const due = await q
+          .selectFrom(REMINDER_TASKS_TABLE)
+          .select('task_key')
+          // Repeats the partial index's own term, so the planner can use it.
+          .where(sql<boolean>`purge_after_ms is not null`)
+          .where('purge_after_ms', '<=', nowMs)
+          .limit(SWEEP_BATCH)
+          .execute();
+        if (due.length === 0) return 0;
+        const keys = due.map((d) => int(d.task_key));
+        await q.deleteFrom(REMINDERS_TABLE).where('task_key', 'in', keys).execute();
+        await q.deleteFrom(REMINDER_TASKS_TABLE).where('task_key', 'in', keys).execute();
+        return keys.length;
+      });
+      purged += batch;
+      if (batch < SWEEP_BATCH) return purged;
+    }
+  }
+
+  private inWriteTransaction<T>(body: (q: Kysely<ReminderDatabase>) => Promise<T>): Promise<T> {
+    return this.dialect === 'postgres'
+      ? this.db.transaction().execute(body)
+      : inImmediateTransaction(this.db, body);
+  }
+
+  /**
+   * The task's row joined with its records matching `filter`, in acceptance
+   * order, at most `limit` of them: one indexed statement. PostgreSQL reads
+   * the records in a LATERAL subquery, so the limit walks the (task_key,
+   * seq) index in order; SQLite (no LATERAL) reaches the same plan from a
+   * plain join, since the task lookup is on a unique key (README: plans).
+   * No row at all: the store holds nothing for the task.
+   */
+  private async joined(
+    key: ReminderStoreKey,
+    filter: ReturnType<typeof sql>,
+    limit: number | undefined,
+  ): Promise<Array<JoinedRow>> {
+    const limitSql = limit === undefined ? sql`` : sql` limit ${limit}`;
+    const scope = sql`t.tenant = ${key.tenant} and t.owner = ${key.owner} and t.task_id = ${key.taskId}`;
+    const tasks = sql.table(REMINDER_TASKS_TABLE);
+    const reminders = sql.table(REMINDERS_TABLE);
+    const taskColumns = sql`t.turn, t.last_seq, t.ended_task_state, t.ended_time_ms, t.purge_after_ms`;
+    const query =
+      this.dialect === 'postgres'
+        ? sql<JoinedRow>`select ${taskColumns}, r.* from ${tasks} t
+            left join lateral (
+              select * from ${reminders} r where r.task_key = t.task_key${filter}
+              order by r.seq${limitSql}
+            ) r on true
+            where ${scope} order by r.seq`
+        : sql<JoinedRow>`select ${taskColumns}, r.* from ${tasks} t
+            left join ${reminders} r on r.task_key = t.task_key${filter}
+            where ${scope} order by r.seq${limitSql}`;
+    return (await query.execute(this.db)).rows;
+  }
+}
+
+/**
+ * A task row no transaction has written anything to yet (a transaction
+ * that only read creates it, for its lock): the store holds nothing for the
+ * task, as the in-memory store keeps no bucket for it.
+ */
+function isBlank(row: JoinedRow): boolean {
+  return Number(row.turn) === 0 && int(row.last_seq) === 0 && row.ended_task_state === null;
+}
+
+function recordsOf(rows: ReadonlyArray<JoinedRow>): StoredReminder[] {
+  const records: StoredReminder[] = [];
+  for (const row of rows) {
+    // A task with no matching record joins to one row of nulls.
+    if (row.id === null) continue;
+    records.push(reminderOfRow(row as ReminderRow));
+  }
+  return records;
+}

@@ -1,0 +1,57 @@
+import { httpFailureOf } from '@a2a-reminders/core';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+
+/** Response media type of A2A's HTTP+JSON binding (A2A v1.0 §11.1), as the SDK sends it. */
+const A2A_CONTENT_TYPE = 'application/a2a+json';
+
+/** google.rpc.Code names of the HTTP statuses a failure before dispatch can have. */
+const statusNames: Readonly<Record<number, string>> = {
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+};
+
+/**
+ * Express handlers to mount last on the HTTP+JSON prefix, after the SDK's
+ * `restHandler`, so that every answer under the prefix is a
+ * `google.rpc.Status` JSON body (W13): a route nobody serves and an error the
+ * SDK's stack passed on (a `Content-Encoding` body-parser does not know, a
+ * body over the SDK's own limit) would otherwise get express's HTML page with
+ * a stack trace and file paths. No answer carries a stack or a path: a
+ * server fault is a bare INTERNAL.
+ *
+ * `app.use(prefix, restReminderRouter(…), restHandler(…), ...restFallback())`
+ */
+export function restFallback(): [RequestHandler, ErrorRequestHandler] {
+  const unrouted: RequestHandler = (_req, res) => {
+    sendStatus(res, 404, 'No HTTP+JSON route matches this method and path.');
+  };
+  const failed: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+    const failure = httpFailureOf(error);
+    if (failure.status === 500) console.error('HTTP+JSON request failed before dispatch:', error);
+    sendStatus(res, failure.status, failure.message);
+  };
+  return [unrouted, failed];
+}
+
+/** A `google.rpc.Status` body for a failure that reached no rpc; other 4xx are INVALID_ARGUMENT (W3). */
+function sendStatus(res: Response, httpStatus: number, message: string): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  res
+    .status(httpStatus)
+    .setHeader('Content-Type', A2A_CONTENT_TYPE)
+    .json({
+      error: {
+        code: httpStatus,
+        status: statusNames[httpStatus] ?? 'INVALID_ARGUMENT',
+        message,
+        details: [],
+      },
+    });
+}
