@@ -28,7 +28,7 @@ const WIRE_NOTE = 'A wire-format rule: the direct arm has no wire.';
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R50) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R51) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -422,6 +422,12 @@ export const requirements = {
     arms: ['jsonrpc', 'rest'],
     armsNote:
       'An HTTP rule: gRPC errors are a status and trailers, with no body to be HTML; the direct arm has no wire.',
+  },
+  'R51-held-events-bounded': {
+    rule: 'R51',
+    source: spec('R51'),
+    behavior:
+      'events held while a task waits are bounded by maxLiveRemindersPerTask + maxRetainedFinalRemindersPerTask, the oldest dropped, and the newest delivered once the task resumes',
   },
   'W15-grpc-transport-errors': {
     rule: 'W15',

@@ -62,6 +62,13 @@ export function isForwardingBus(bus: ExecutionEventBus): bus is ForwardingBus {
 export class BusRegistry {
   private readonly states = new WeakMap<ExecutionEventBus, BusState>();
 
+  /**
+   * @param maxHeldEvents R51: the most events held for one task; past it the
+   * oldest go (their records stay listable while retained, R48), so a task
+   * that waits for days neither grows nor later stores one huge batch.
+   */
+  constructor(private readonly maxHeldEvents: number) {}
+
   /** The SDK bus under any wrapper. */
   real(bus: ExecutionEventBus): ExecutionEventBus {
     let b = bus;
@@ -155,7 +162,9 @@ export class BusRegistry {
       const historyIds = fromBus ? state.historyIds : idsOf(fallback.history);
       if (!repeatable(status, historyIds)) {
         if (state.held === undefined) state.held = { taskId, events: [] };
-        state.held.events.push(...events);
+        const held = state.held.events;
+        held.push(...events);
+        if (held.length > this.maxHeldEvents) held.splice(0, held.length - this.maxHeldEvents);
         return undefined;
       }
       // Events still held go first, in the same update, so their order is kept.

@@ -65,13 +65,17 @@ class DefaultReminderService implements ReminderService {
   private readonly ownerResolver: OwnerResolver;
   private readonly requireAuthentication: boolean;
   private readonly now: () => Date;
-  private readonly buses = new BusRegistry();
+  private readonly buses: BusRegistry;
   /** The execution scope behind each SDK bus, so cancelTask(taskId, bus) can end reminders (R28). */
   private readonly scopes = new WeakMap<ExecutionEventBus, RequestContext>();
   private lastSweepMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: ReminderServiceOptions) {
     this.limits = { ...defaultReminderLimits, ...options.limits };
+    // R51: as many held events as the task can have records listed.
+    this.buses = new BusRegistry(
+      this.limits.maxLiveRemindersPerTask + this.limits.maxRetainedFinalRemindersPerTask,
+    );
     this.taskStore = options.taskStore;
     this.busManager = options.eventBusManager;
     this.store = options.store ?? new InMemoryReminderStore();
@@ -352,7 +356,7 @@ class DefaultReminderService implements ReminderService {
     }
     await this.maybeSweep();
     const state = task.status?.state;
-    if (state !== undefined && isTerminalState(state)) {
+    if (state !== undefined && isTerminalState(state) && (await this.unended(context, taskId))) {
       await this.endReminders(
         this.keyOf(context, taskId),
         taskId,
@@ -362,6 +366,20 @@ class DefaultReminderService implements ReminderService {
       );
     }
     return task;
+  }
+
+  /**
+   * R29 needs a write only for a task whose reminders were never ended. A
+   * plain read first keeps List and Cancel of ended tasks read-only, and a
+   * swept task's records from coming back with a new retention period.
+   */
+  private async unended(context: ServerCallContext, taskId: string): Promise<boolean> {
+    const first = await this.store.page(this.keyOf(context, taskId), {
+      afterSeq: 0,
+      limit: 1,
+      liveOnly: false,
+    });
+    return first !== undefined && first.ended === undefined;
   }
 
   /** R30, R32: events of an rpc go to the task's bus if it has one. */
@@ -394,12 +412,18 @@ class DefaultReminderService implements ReminderService {
     return purgeAfterMs !== undefined && purgeAfterMs <= this.nowMs();
   }
 
-  /** R35: a lazy sweep, at most once per min(retention, 1 min); no timers. */
+  /**
+   * R35: a lazy sweep, at most once per min(retention, 1 min); no timers.
+   * Purging is housekeeping: a failed sweep (say, a busy database) is logged
+   * and retried later, never answered to the caller who happened to trigger it.
+   */
   private async maybeSweep(): Promise<void> {
     const nowMs = this.nowMs();
     if (nowMs - this.lastSweepMs < Math.min(this.limits.retentionMs, 60_000)) return;
     this.lastSweepMs = nowMs;
-    await this.store.sweep(nowMs);
+    await this.store.sweep(nowMs).catch((error: unknown) => {
+      console.error('task reminders: sweeping ended tasks failed', error);
+    });
   }
 
   private async guard<T>(run: () => Promise<T>): Promise<T> {

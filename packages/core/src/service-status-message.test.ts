@@ -144,7 +144,10 @@ describe('R50: reminder updates keep the agent status', () => {
       taskId,
       (t) => t.status?.state === TaskState.TASK_STATE_FAILED,
     );
-    await vi.waitFor(() => expect(events.length).toBeGreaterThanOrEqual(3));
+    await vi.waitFor(() => expect(events.length).toBeGreaterThanOrEqual(3), {
+      timeout: 60_000,
+      interval: 2,
+    });
     errors.mockRestore();
 
     // The held fate goes out first, then the SDK's own FAILED task and status update.
@@ -155,6 +158,34 @@ describe('R50: reminder updates keep the agent status', () => {
     const failed = events[1]?.kind === 'task' ? events[1].data.status : undefined;
     expect(after.status).toEqual(failed);
     expect(historyIds(after)).toEqual([...historyIds(before), failed?.message?.messageId]);
+  });
+
+  it('R51: a task held for long keeps only its newest events, as many as it can list records', async () => {
+    // Held at most maxLive + maxRetainedFinal = 4 events.
+    const h = harness({
+      limits: { maxLiveRemindersPerTask: 2, maxRetainedFinalRemindersPerTask: 2 },
+    });
+    const agent = stockAgent(h, (rc, bus) => {
+      publishTask(bus, rc, agentStatus(rc, TaskState.TASK_STATE_WORKING, 'opening'));
+      return 'wait';
+    });
+    const taskId = await agent.send('go');
+    await agent.stored(taskId, () => true);
+    const events = record(h, taskId);
+    // A monitor keeps firing: each inject displaces the previous one.
+    for (let i = 0; i < 10; i += 1)
+      await h.inject(taskId, { id: `r${i}`, body: 'x', dedupeKey: 'k' });
+    expect(reminderUpdates(events)).toEqual([]);
+
+    const { rc, bus } = agent.current();
+    const next = agentStatus(rc, TaskState.TASK_STATE_WORKING, 'step 1');
+    publishStatus(bus, rc, next);
+    const after = await agent.stored(taskId, (t) => storedKinds(t).length > 0);
+    const newest = ['displaced:r5', 'displaced:r6', 'displaced:r7', 'displaced:r8'];
+    expect(kinds(reminderEventsOf(events.at(-1)))).toEqual(newest);
+    expect(storedKinds(after)).toEqual(newest);
+    // What the batch no longer names is what the list no longer holds either.
+    expect((await h.list(taskId)).reminders.map((r) => r.reminder?.id)).toEqual(['r7', 'r8', 'r9']);
   });
 
   it('R50: events held while INPUT_REQUIRED go out after the answer repeating the resumed status, message included', async () => {
