@@ -12,29 +12,40 @@ import { createTestDatabase } from './test-database.js';
 // boundaries on a task while another injects into the same task, each with
 // its own connection to the same database. Every reminder must be surfaced
 // in exactly one turn: never twice, never lost.
+//
+// The two overlap by construction, not by timing: the injector starts only
+// after the turns process has taken a boundary, the turns process stops
+// only after the injector has exited, and the injector pauses halfway until
+// the turns process has surfaced some of its reminders, so at least one
+// boundary surfaces reminders while the injector is mid-run.
 
 const CHILD = fileURLToPath(new URL('../fixtures/r19-process.mjs', import.meta.url));
 /** Below the retained-final cap (R48: 128), so every record is still there to check. */
 const INJECTS = 120;
+/** The injector waits after this many until a boundary has surfaced some of them. */
+const PAUSE_AFTER = INJECTS / 2;
 
 interface Child {
   readonly process: ChildProcess;
   readonly lines: unknown[];
   /** Resolves with the exit code once stdout is drained. */
   readonly exited: Promise<number | null>;
-  /** Resolves once a line matching `test` was printed. */
-  line(test: (value: Record<string, unknown>) => boolean): Promise<void>;
+  /** Resolves with the first line matching `test`, once it was printed. */
+  line(test: (value: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
 function start(args: readonly string[]): Child {
   const child = spawn(process.execPath, [CHILD, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: unknown[] = [];
-  const waiters: Array<{ test: (v: Record<string, unknown>) => boolean; resolve: () => void }> = [];
+  const waiters: Array<{
+    test: (v: Record<string, unknown>) => boolean;
+    resolve: (v: Record<string, unknown>) => void;
+  }> = [];
   const reader = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   reader.on('line', (text) => {
     const value = JSON.parse(text) as Record<string, unknown>;
     lines.push(value);
-    for (const w of waiters.filter((w) => w.test(value))) w.resolve();
+    for (const w of waiters.filter((w) => w.test(value))) w.resolve(value);
   });
   const closed = new Promise<void>((resolve) => reader.once('close', resolve));
   const exited = new Promise<number | null>((resolve) =>
@@ -45,8 +56,9 @@ function start(args: readonly string[]): Child {
     lines,
     exited,
     line: (test) =>
-      new Promise<void>((resolve, reject) => {
-        if (lines.some((l) => test(l as Record<string, unknown>))) resolve();
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const seen = lines.find((l) => test(l as Record<string, unknown>));
+        if (seen !== undefined) resolve(seen as Record<string, unknown>);
         else waiters.push({ test, resolve });
         exited.then((code) => reject(new Error(`child exited (${code}) before the line`)));
       }),
@@ -66,12 +78,24 @@ describe.each<ReminderDialect>(['sqlite', 'postgres'])(
 
     it('surfaces each reminder injected by one process in exactly one turn of the other', async () => {
       const taskId = `r19-${dialect}`;
+      const firstHalf = new Set(Array.from({ length: PAUSE_AFTER }, (_, i) => `r-${i}`));
       const turns = start(['turns', database.url, taskId]);
       let injector: Child | undefined;
+      let gate: { turn: number; ids: string[] } | undefined;
+      let ackedAtGate = -1;
       try {
-        await turns.line((l) => l.ready === true);
-        injector = start(['inject', database.url, taskId, String(INJECTS)]);
+        // The turns process is taking boundaries before the injector starts…
+        await turns.line((l) => typeof l.turn === 'number');
+        injector = start(['inject', database.url, taskId, String(INJECTS), String(PAUSE_AFTER)]);
+        await injector.line((l) => l.paused === PAUSE_AFTER);
+        // …surfaces reminders while the injector is paused mid-run…
+        gate = (await turns.line(
+          (l) => Array.isArray(l.ids) && l.ids.some((id) => firstHalf.has(id as string)),
+        )) as { turn: number; ids: string[] };
+        ackedAtGate = injector.lines.filter((l) => (l as { acked?: string }).acked).length;
+        injector.process.stdin?.write('go\n');
         expect(await injector.exited).toBe(0);
+        // …and stops only after the injector has finished.
         turns.process.stdin?.write('stop\n');
         expect(await turns.exited).toBe(0);
       } finally {
@@ -80,9 +104,23 @@ describe.each<ReminderDialect>(['sqlite', 'postgres'])(
         injector?.process.kill('SIGKILL');
       }
 
-      const acked = (injector?.lines ?? []).map((l) => (l as { acked: string }).acked);
+      const acked = (injector?.lines ?? [])
+        .map((l) => (l as { acked?: string }).acked)
+        .filter((id) => id !== undefined);
       expect(acked).toHaveLength(INJECTS);
       const boundaries = turns.lines.slice(1) as Array<{ turn: number; ids: string[] }>;
+      // The processes overlapped: a boundary surfaced reminders while the
+      // injector had acknowledged only part of them and was still running.
+      expect(gate?.ids.length).toBeGreaterThan(0);
+      expect(ackedAtGate).toBe(PAUSE_AFTER);
+      expect(ackedAtGate).toBeLessThan(INJECTS);
+      // The second half was injected after that boundary, so only later ones surface it.
+      const gateTurn = gate?.turn ?? Number.POSITIVE_INFINITY;
+      const turnsOfSecondHalf = boundaries
+        .filter((b) => b.ids.some((id) => !firstHalf.has(id)))
+        .map((b) => b.turn);
+      expect(turnsOfSecondHalf.length).toBeGreaterThan(0);
+      expect(turnsOfSecondHalf.every((turn) => turn > gateTurn)).toBe(true);
       // Turn numbers are consecutive: no boundary was lost or taken twice.
       expect(boundaries.map((b) => b.turn)).toEqual(boundaries.map((_, i) => i + 1));
       const surfaced = boundaries.flatMap((b) => b.ids);
@@ -114,7 +152,7 @@ describe.each<ReminderDialect>(['sqlite', 'postgres'])(
             turnsSurfaced: 1,
           });
         }
-        // How much the two processes overlapped: context for the log, not a verdict.
+        // How often the two interleaved beyond the guaranteed overlap: context for the log only.
         const during = boundaries.filter((b) => b.ids.length > 0).length;
         console.log(`${dialect}: ${boundaries.length} turns, ${during} surfaced reminders`);
       } finally {

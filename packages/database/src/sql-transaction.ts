@@ -103,6 +103,12 @@ export class SqlReminderTransaction implements ReminderTransaction {
     return this.task.liveCount;
   }
 
+  /**
+   * Filters the live set (one read through the live index, then kept for the
+   * rest of the transaction) rather than querying by key: the live set holds
+   * at most the live quota (R17), so an index of its own on the dedupe key
+   * would cost every write of a record and save next to nothing.
+   */
   async liveWithDedupeKey(dedupeKey: string): Promise<readonly StoredReminder[]> {
     await this.settled();
     if (dedupeKey === '') return [];

@@ -1,5 +1,7 @@
 import type { ReminderStore, ReminderWrite } from '@a2a-reminders/core';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openReminderDatabase } from './connect.js';
 import type { StoreKind } from './testing/store-fixture.js';
 import { STORE_KINDS, StoreFixture } from './testing/store-fixture.js';
 
@@ -27,6 +29,70 @@ function reminder(id: string, extra: Partial<ReminderWrite> = {}): ReminderWrite
 
 async function ids(store: ReminderStore, k = key): Promise<string[]> {
   return ((await store.read(k))?.reminders ?? []).map((r) => r.id);
+}
+
+/** How long a wait for a lock may take before the test calls it a hang. */
+const HANG_GUARD_MS = 60_000;
+
+/**
+ * Returns once the second of two transactions on one task, started while the
+ * first holds the task's lock, is observed blocked, or once `ran()` (its
+ * body ran: the store failed to serialise them). Every observation is of
+ * state, none of elapsed time.
+ *
+ * - All stores: every microtask queued so far runs first. The in-memory
+ *   store and Kysely's SQLite connection hand over by promise alone, so an
+ *   unblocked body has run by then.
+ * - PostgreSQL: another connection polls `pg_stat_activity` until a backend
+ *   of the test's database waits for a lock on the task row (`FOR UPDATE`).
+ * - SQLite: the first transaction must hold the database's write lock (so a
+ *   writer in any other process waits): another connection with no busy
+ *   timeout fails to take it with SQLITE_BUSY.
+ */
+async function fastBlockedOrRan(
+  kind: StoreKind,
+  fixture: StoreFixture,
+  ran: () => boolean,
+): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  if (ran() || kind === 'memory') return;
+  const url = fixture.url;
+  if (url === undefined) throw new Error('no database URL');
+  if (kind === 'sqlite') {
+    const probe = await openReminderDatabase(url, { busyTimeoutMs: 0 });
+    try {
+      const attempt = await sql`begin immediate`.execute(probe).then(
+        () => 'took the write lock',
+        (error: { code?: string }) => error.code,
+      );
+      if (attempt === 'took the write lock') await sql`rollback`.execute(probe);
+      expect(attempt, 'another writer of the database is blocked').toBe('SQLITE_BUSY');
+    } finally {
+      await probe.destroy();
+    }
+    return;
+  }
+  const probe = await openReminderDatabase(url, { poolSize: 1 });
+  try {
+    const deadline = Date.now() + HANG_GUARD_MS;
+    for (;;) {
+      if (ran()) return;
+      const { rows } = await sql<{ waiting: number }>`
+        select count(*)::int as waiting from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid()
+          and wait_event_type = 'Lock' and query like '%a2a_reminder_tasks%for update%'
+      `.execute(probe);
+      if ((rows[0]?.waiting ?? 0) > 0) return;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `the second transaction neither waited for the lock nor ran in ${HANG_GUARD_MS} ms`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    await probe.destroy();
+  }
 }
 
 describe.each<StoreKind>(STORE_KINDS)('ReminderStore contract on %s', (kind) => {
@@ -150,13 +216,6 @@ describe.each<StoreKind>(STORE_KINDS)('ReminderStore contract on %s', (kind) => 
   });
 
   it('serializes transactions on one task', async () => {
-    // Warm every pooled connection, so the second transaction below is not
-    // merely slow to connect.
-    await Promise.all(
-      ['w1', 'w2', 'w3'].map((taskId) =>
-        store.transact({ ...key, taskId }, async (tx) => tx.setTurn(1)),
-      ),
-    );
     await store.transact(key, async (tx) => tx.setTurn(0));
     const order: string[] = [];
     let release = (): void => {};
@@ -178,10 +237,14 @@ describe.each<StoreKind>(STORE_KINDS)('ReminderStore contract on %s', (kind) => 
     const fast = store.transact(key, async (tx) => {
       order.push(`fast:${tx.turn}`);
     });
-    // The fast transaction gets time for a few database round trips to run,
-    // if the store let it. (A slower machine only weakens the check.)
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    release();
+    // Release the slow transaction only once the fast one is seen waiting for
+    // it, or seen running (then the order below fails): no sleep, so the
+    // verdict never depends on the machine's speed.
+    try {
+      await fastBlockedOrRan(kind, fixture, () => order.some((o) => o.startsWith('fast:')));
+    } finally {
+      release();
+    }
     await Promise.all([slow, fast]);
     expect(order).toEqual(['slow:start', 'slow:end', 'fast:1']);
   });

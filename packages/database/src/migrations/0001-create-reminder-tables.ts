@@ -76,19 +76,14 @@ export const createReminderTables: Migration = {
       .on(REMINDERS_TABLE)
       .columns(['task_key', 'seq'])
       .execute();
-    // Turn boundaries, live-only pages and task end read only live records (R19, R27, R49).
+    // Turn boundaries, inject's dedupe (R15), live-only pages and task end
+    // read only live records (R19, R27, R49). Dedupe filters the live set (at
+    // most the live quota, R17) by key in the transaction: no index of its own.
     await db.schema
       .createIndex(`${REMINDERS_TABLE}_live_idx`)
       .on(REMINDERS_TABLE)
       .columns(['task_key', 'seq'])
       .where(isLive())
-      .execute();
-    // Inject's dedupe lookup (R15): live records with a non-empty key.
-    await db.schema
-      .createIndex(`${REMINDERS_TABLE}_dedupe_idx`)
-      .on(REMINDERS_TABLE)
-      .columns(['task_key', 'dedupe_key', 'seq'])
-      .where(sql<boolean>`${isLive()} and dedupe_key <> ''`)
       .execute();
     // R48: the oldest final records of a task, in the order they became final.
     await db.schema
