@@ -4,6 +4,7 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/s
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
 import type { Model, Step, TurnPrompt } from './model.js';
+import { textMessage } from './text-message.js';
 import { buildTurnPrompt } from './turn-prompt.js';
 
 export interface CodingAgentOptions {
@@ -100,7 +101,10 @@ export class CodingAgentExecutor implements AgentExecutor {
         AgentEvent.statusUpdate({
           taskId,
           contextId,
-          status: status(state, text === undefined ? undefined : agentMessage(context, text)),
+          status: status(
+            state,
+            text === undefined ? undefined : textMessage(Role.ROLE_AGENT, context, text),
+          ),
           metadata: undefined,
         }),
       );
@@ -163,26 +167,6 @@ function snapshotOf(context: RequestContext): Task {
 
 function status(state: TaskState, message?: Message): TaskStatus {
   return { state, message, timestamp: new Date().toISOString() };
-}
-
-function agentMessage(context: RequestContext, text: string): Message {
-  return {
-    messageId: crypto.randomUUID(),
-    contextId: context.contextId,
-    taskId: context.taskId,
-    role: Role.ROLE_AGENT,
-    parts: [
-      {
-        content: { $case: 'text', value: text },
-        mediaType: 'text/plain',
-        filename: '',
-        metadata: undefined,
-      },
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
 }
 
 function reportArtifact(steps: readonly Step[]): Artifact {

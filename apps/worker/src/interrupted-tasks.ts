@@ -5,6 +5,7 @@ import { DefaultExecutionEventBus, RequestContext, ServerCallContext } from '@a2
 import type { ReminderService } from '@a2a-reminders/core';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { textMessage } from './text-message.js';
 
 /** What a task ended by a restart says in its status message. */
 export const INTERRUPTED_REASON =
@@ -89,23 +90,11 @@ function failed(task: Task, at: Date): Task {
     status: {
       state: TaskState.TASK_STATE_FAILED,
       timestamp: at.toISOString(),
-      message: {
-        messageId: crypto.randomUUID(),
-        contextId: task.contextId,
-        taskId: task.id,
-        role: Role.ROLE_AGENT,
-        parts: [
-          {
-            content: { $case: 'text', value: INTERRUPTED_REASON },
-            mediaType: 'text/plain',
-            filename: '',
-            metadata: undefined,
-          },
-        ],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      },
+      message: textMessage(
+        Role.ROLE_AGENT,
+        { taskId: task.id, contextId: task.contextId },
+        INTERRUPTED_REASON,
+      ),
     },
   };
 }

@@ -2,26 +2,11 @@ import type { Message } from '@a2a-js/sdk';
 import { Role } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { terminalSafe } from './terminal-text.js';
+import { textMessage } from './text-message.js';
 import { buildTurnPrompt, formatPromptForLog } from './turn-prompt.js';
 
 function userMessage(text: string): Message {
-  return {
-    messageId: 'm1',
-    contextId: 'c1',
-    taskId: 't1',
-    role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: 'text', value: text },
-        mediaType: 'text/plain',
-        filename: '',
-        metadata: undefined,
-      },
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
+  return textMessage(Role.ROLE_USER, { taskId: 't1', contextId: 'c1' }, text);
 }
 
 /** Every character of the log that would act on a terminal rather than print (newline aside). */

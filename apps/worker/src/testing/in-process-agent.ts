@@ -1,4 +1,4 @@
-import type { Message, SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
+import type { SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
 import { Role } from '@a2a-js/sdk';
 import {
   DefaultExecutionEventBusManager,
@@ -12,6 +12,7 @@ import { buildAgentCard } from '../agent-card.js';
 import { CodingAgentExecutor } from '../coding-agent-executor.js';
 import type { Model, Step, TurnPrompt } from '../model.js';
 import { scriptedStep } from '../scripted-model.js';
+import { textMessage } from '../text-message.js';
 
 /** Runs before the model answers a turn; the turn waits for it, so a test can act "during" a turn. */
 export type TurnHook = (
@@ -70,23 +71,7 @@ export function inProcessAgent(maxTurns: number): InProcessAgent {
 }
 
 export function delegation(text: string): SendMessageRequest {
-  const message: Message = {
-    messageId: crypto.randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: 'text', value: text },
-        mediaType: 'text/plain',
-        filename: '',
-        metadata: undefined,
-      },
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
+  const message = textMessage(Role.ROLE_USER, { taskId: '', contextId: '' }, text);
   return { tenant: '', message, configuration: undefined, metadata: undefined };
 }
 

@@ -1,0 +1,28 @@
+import type { Message, Role } from '@a2a-js/sdk';
+
+/** Where a message belongs: `''` for both when it opens a new task. */
+export interface MessageScope {
+  readonly taskId: string;
+  readonly contextId: string;
+}
+
+/** An A2A message holding one plain-text part, the only kind this worker writes. */
+export function textMessage(role: Role, scope: MessageScope, text: string): Message {
+  return {
+    messageId: crypto.randomUUID(),
+    contextId: scope.contextId,
+    taskId: scope.taskId,
+    role,
+    parts: [
+      {
+        content: { $case: 'text', value: text },
+        mediaType: 'text/plain',
+        filename: '',
+        metadata: undefined,
+      },
+    ],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
