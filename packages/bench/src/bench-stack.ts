@@ -1,4 +1,4 @@
-import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { A2ARequestHandler, TaskStore } from '@a2a-js/sdk/server';
 import {
   DefaultExecutionEventBusManager,
   DefaultRequestHandler,
@@ -6,7 +6,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
-import type { ReminderLimits } from '@a2a-reminders/core';
+import type { ReminderLimits, ReminderService, ReminderStore } from '@a2a-reminders/core';
 import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
 import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
@@ -24,6 +24,8 @@ export interface BenchStack {
   readonly app: Express;
   readonly grpcServer: grpc.Server;
   readonly requestHandler: A2ARequestHandler;
+  readonly taskStore: TaskStore;
+  readonly reminders: ReminderService;
   /** Ids of the seeded tasks, for the load process (filled by the caller). */
   readonly seededTaskIds: string[];
 }
@@ -33,10 +35,18 @@ export interface BenchStack {
  * extension mounted as the binding READMEs show, the stock SDK routers mounted
  * a second time without it on the same handler (the goals.3), and no-op ceilings.
  */
-export function createBenchStack(limits: Partial<ReminderLimits>): BenchStack {
+export function createBenchStack(
+  limits: Partial<ReminderLimits>,
+  store?: ReminderStore,
+): BenchStack {
   const taskStore = new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
-  const reminders = createReminderService({ taskStore, eventBusManager, limits });
+  const reminders = createReminderService({
+    taskStore,
+    eventBusManager,
+    limits,
+    ...(store === undefined ? {} : { store }),
+  });
   const requestHandler = new DefaultRequestHandler(
     withTaskReminders(benchAgentCard(), reminders),
     taskStore,
@@ -67,5 +77,5 @@ export function createBenchStack(limits: Partial<ReminderLimits>): BenchStack {
   );
   grpcServer.addService(grpcNoopDefinition, grpcNoopImplementation);
 
-  return { app, grpcServer, requestHandler, seededTaskIds };
+  return { app, grpcServer, requestHandler, taskStore, reminders, seededTaskIds };
 }

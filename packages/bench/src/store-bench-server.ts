@@ -10,30 +10,18 @@ import { SendMessageRequest } from '@a2a-js/sdk';
 import type { ExecutionEventBus } from '@a2a-js/sdk/server';
 import {
   DefaultExecutionEventBus,
-  DefaultExecutionEventBusManager,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
   RequestContext,
   ServerCallContext,
   UnauthenticatedUser,
 } from '@a2a-js/sdk/server';
-import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import type { ReminderStore } from '@a2a-reminders/core';
-import {
-  createReminderService,
-  InMemoryReminderStore,
-  withTaskReminders,
-} from '@a2a-reminders/core';
+import { InMemoryReminderStore } from '@a2a-reminders/core';
 import { DatabaseReminderStore, openReminderDatabase } from '@a2a-reminders/database';
-import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
-import express from 'express';
-import { adminTasks } from './admin-route.js';
-import { benchAgentCard } from './bench-card.js';
+import { createBenchStack } from './bench-stack.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { closedLoop } from './closed-loop.js';
 import { seedTasks } from './seed-tasks.js';
-import { HTTP_PATHS, READY_PREFIX } from './wire.js';
-import { workingExecutor } from './working-executor.js';
+import { READY_PREFIX } from './wire.js';
 
 const argv = process.argv.slice(2);
 const storeUrl = stringFlag(argv, '--store') ?? 'memory';
@@ -57,24 +45,14 @@ if (storeUrl === 'memory') {
   store = new DatabaseReminderStore(db);
 }
 
-const taskStore = new InMemoryTaskStore();
-const eventBusManager = new DefaultExecutionEventBusManager();
-const reminders = createReminderService({ taskStore, eventBusManager, store });
-const requestHandler = new DefaultRequestHandler(
-  withTaskReminders(benchAgentCard(), reminders),
+// The main bench's stack on this store; only its JSON-RPC path is loaded here.
+const {
+  app,
+  requestHandler,
   taskStore,
-  reminders.wrapExecutor(workingExecutor()),
-  eventBusManager,
-);
-const options = { requestHandler, userBuilder: UserBuilder.noAuthentication };
-const seeded: string[] = [];
-const app = express();
-app.use(
-  HTTP_PATHS.jsonrpc,
-  jsonRpcReminderHandler({ ...options, reminders }),
-  jsonRpcHandler(options),
-);
-app.get('/admin/tasks', adminTasks(seeded));
+  reminders,
+  seededTaskIds: seeded,
+} = createBenchStack({}, store);
 
 // Turn boundaries run on tasks of their own, which no inject targets.
 const turnTasks: Array<{ context: RequestContext; bus: ExecutionEventBus }> = [];
