@@ -123,6 +123,28 @@ describe('jsonRpcReminderHandler', () => {
     expect((get.json.result as { id: string }).id).toBe('task-2');
   });
 
+  it("leaves the SDK methods' room to a parser mounted in front, and still limits reminder calls (W12)", async () => {
+    server = await startFakeServer(
+      { maxBodyBytes: 1024 },
+      { jsonFirst: true, jsonFirstLimit: '10mb' },
+    );
+    await saveTask(server.taskStore, { id: 'task-3', state: TaskState.TASK_STATE_WORKING });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'GetTask',
+      params: { id: 'task-3', padding: 'x'.repeat(2 * SDK_JSON_LIMIT_BYTES) },
+    });
+    const get = await post(server.endpoint, big);
+    expect((get.json.result as { id: string } | undefined)?.id).toBe('task-3');
+    const over = await post(
+      server.endpoint,
+      inject({ ...goodParams, reminder: { ...goodParams.reminder, body: 'x'.repeat(2048) } }),
+    );
+    expect([over.status, (over.json.error as { code: number }).code]).toEqual([413, -32600]);
+    expect(server.calls).toHaveLength(0);
+  });
+
   it('rejects a request without A2A-Version 1.0 with -32009, like the SDK', async () => {
     server = await startFakeServer();
     const res = await post(server.endpoint, inject(goodParams), { 'A2A-Version': '' });

@@ -82,21 +82,24 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
 
   const handleParsed = (req: Request, res: Response, next: NextFunction): void => {
     const body: unknown = req.body;
-    const size = bodyBytes.get(req) ?? Number(req.header('content-length') ?? 0);
+    const readHere = bodyBytes.get(req);
     const rpc =
       isJsonObject(body) && typeof body.method === 'string'
         ? findReminderRpc(body.method)
         : undefined;
     const id = isJsonObject(body) && isValidId(body.id) ? body.id : null;
     if (rpc === undefined || !isJsonObject(body)) {
-      // A reminder limit above the SDK's must not widen the room of the SDK's methods (W12).
-      if (size > SDK_JSON_LIMIT_BYTES) {
-        sendJsonRpcError(res, 413, id, tooLarge(size, SDK_JSON_LIMIT_BYTES, 'A2A methods'));
+      // A reminder limit above the SDK's must not widen the room of the SDK's
+      // methods (W12). A body parsed by a parser mounted in front was read
+      // under that parser's limit, which is the app's to choose.
+      if (readHere !== undefined && readHere > SDK_JSON_LIMIT_BYTES) {
+        sendJsonRpcError(res, 413, id, tooLarge(readHere, SDK_JSON_LIMIT_BYTES, 'A2A methods'));
         return;
       }
       next();
       return;
     }
+    const size = readHere ?? parsedSize(req, body);
     if (size > maxBodyBytes) {
       sendJsonRpcError(res, 413, id, tooLarge(size, maxBodyBytes, 'reminder methods'));
       return;
@@ -135,6 +138,18 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
       handleParsed(req, res, next);
     });
   };
+}
+
+/**
+ * The size of a body a parser in front of this handler already read: its
+ * Content-Length, or (chunked) the length of its JSON, so a reminder call
+ * never escapes the reminder limit (W12).
+ */
+function parsedSize(req: Request, body: unknown): number {
+  const declared = Number(req.header('content-length'));
+  return Number.isFinite(declared) && declared > 0
+    ? declared
+    : Buffer.byteLength(JSON.stringify(body));
 }
 
 async function handleCall(

@@ -13,7 +13,7 @@ import { jsonRpcReminderHandler } from '../json-rpc-handler.js';
 /** Our middleware in front of the SDK's jsonRpcHandler at /a2a/jsonrpc, with a fake service. */
 export async function startFakeServer(
   overrides: Partial<JsonRpcReminderHandlerOptions> = {},
-  options: { jsonFirst?: boolean } = {},
+  options: { jsonFirst?: boolean; jsonFirstLimit?: string } = {},
 ) {
   const sdk = createSdkStack();
   const fake = fakeReminders(TASK_REMINDERS_EXTENSION_URI);
@@ -21,7 +21,8 @@ export async function startFakeServer(
   const common = { requestHandler: sdk.requestHandler, userBuilder: headerUserBuilder };
   const ours = jsonRpcReminderHandler({ reminders: fake.handler, ...common, ...overrides });
   if (options.jsonFirst === true) {
-    app.use('/a2a/jsonrpc', express.json(), ours, jsonRpcHandler(common));
+    const limit = options.jsonFirstLimit ?? '100kb';
+    app.use('/a2a/jsonrpc', express.json({ limit }), ours, jsonRpcHandler(common));
   } else {
     app.use('/a2a/jsonrpc', ours, jsonRpcHandler(common));
   }
