@@ -55,33 +55,48 @@ export async function endInterruptedTasks(options: {
     where status_state in (${sql.join(RUNNING_STATES)})`.execute(db);
   let ended = 0;
   for (const row of rows) {
-    const context = new ServerCallContext({
-      user: new StoredOwner(row.owner),
-      ...(row.tenant === '' ? {} : { tenant: row.tenant }),
-      requestedVersion: '1.0',
-    });
-    const task = await taskStore.load(row.id, context);
-    if (task === undefined) continue;
-    const requestContext = new RequestContext(
-      SendMessageRequest.fromJSON({
-        message: { messageId: 'restart', role: 'ROLE_USER', parts: [] },
-      }),
-      task.id,
-      task.contextId,
-      context,
-      task,
-    );
-    // No subscriber survived the crash: the events go to a bus nobody reads,
-    // and the records carry the fates (ListTaskReminders).
-    await reminders.endTask(
-      requestContext,
-      new DefaultExecutionEventBus(),
-      TaskState.TASK_STATE_FAILED,
-    );
-    await taskStore.save(failed(task, now()), context);
-    ended += 1;
+    // One task that cannot be recovered (an unreadable row, a failed save)
+    // must not keep the worker from starting: it is reported and left as is.
+    try {
+      if (await endInterrupted(row, taskStore, reminders, now)) ended += 1;
+    } catch (error) {
+      console.error(`task reminders: could not end interrupted task ${row.id}`, error);
+    }
   }
   return ended;
+}
+
+async function endInterrupted(
+  row: { readonly tenant: string; readonly owner: string; readonly id: string },
+  taskStore: TaskStore,
+  reminders: Pick<ReminderService, 'endTask'>,
+  now: () => Date,
+): Promise<boolean> {
+  const context = new ServerCallContext({
+    user: new StoredOwner(row.owner),
+    ...(row.tenant === '' ? {} : { tenant: row.tenant }),
+    requestedVersion: '1.0',
+  });
+  const task = await taskStore.load(row.id, context);
+  if (task === undefined) return false;
+  const requestContext = new RequestContext(
+    SendMessageRequest.fromJSON({
+      message: { messageId: 'restart', role: 'ROLE_USER', parts: [] },
+    }),
+    task.id,
+    task.contextId,
+    context,
+    task,
+  );
+  // No subscriber survived the crash: the events go to a bus nobody reads,
+  // and the records carry the fates (ListTaskReminders).
+  await reminders.endTask(
+    requestContext,
+    new DefaultExecutionEventBus(),
+    TaskState.TASK_STATE_FAILED,
+  );
+  await taskStore.save(failed(task, now()), context);
+  return true;
 }
 
 function failed(task: Task, at: Date): Task {
