@@ -1,4 +1,3 @@
-import type { AgentCard } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent, DefaultRequestHandler } from '@a2a-js/sdk/server';
@@ -6,6 +5,7 @@ import { ReminderState } from '@a2a-reminders/proto';
 import { describe, expect, it } from 'vitest';
 import { reminderEventsOf } from './stream-events.js';
 import { caller, harness, kinds } from './testing/harness.js';
+import { cardOf } from './testing/stock-agent.js';
 
 // A stock CancelTask (DefaultRequestHandler.cancelTask) against executors run
 // through wrapExecutor: the task must end CANCELED and subscribers must see
@@ -13,22 +13,6 @@ import { caller, harness, kinds } from './testing/harness.js';
 
 function status(state: TaskState) {
   return { state, message: undefined, timestamp: new Date().toISOString() };
-}
-
-function cardOf(h: ReturnType<typeof harness>): AgentCard {
-  return {
-    name: 'a',
-    description: 'd',
-    supportedInterfaces: [],
-    version: '1',
-    capabilities: { streaming: true, extensions: [h.service.agentExtension()] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text'],
-    defaultOutputModes: ['text'],
-    skills: [],
-    signatures: [],
-  } as unknown as AgentCard;
 }
 
 function sendRequest(text: string) {

@@ -1,4 +1,3 @@
-import type { AgentCard } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
 import type {
   AgentExecutionEvent,
@@ -11,6 +10,7 @@ import { ReminderState } from '@a2a-reminders/proto';
 import { describe, expect, it } from 'vitest';
 import { reminderEventsOf } from './stream-events.js';
 import { caller, harness, kinds } from './testing/harness.js';
+import { cardOf } from './testing/stock-agent.js';
 
 function status(state: TaskState) {
   return { state, message: undefined, timestamp: new Date().toISOString() };
@@ -207,19 +207,7 @@ describe('task end', () => {
 
   it('R28, R30: through the SDK request handler a stream sees every fate before the terminal status', async () => {
     const h = harness();
-    const card = {
-      name: 'a',
-      description: 'd',
-      supportedInterfaces: [],
-      version: '1',
-      capabilities: { streaming: true, extensions: [h.service.agentExtension()] },
-      securitySchemes: {},
-      securityRequirements: [],
-      defaultInputModes: ['text'],
-      defaultOutputModes: ['text'],
-      skills: [],
-      signatures: [],
-    } as unknown as AgentCard;
+    const card = cardOf(h);
     let turnGate: () => void = () => {};
     const gate = new Promise<void>((r) => {
       turnGate = r;

@@ -126,7 +126,8 @@ export function publishTask(bus: ExecutionEventBus, rc: RequestContext, status: 
   );
 }
 
-function cardOf(h: Harness): AgentCard {
+/** A minimal agent card advertising the harness's reminder extension, for the SDK's handler. */
+export function cardOf(h: Harness): AgentCard {
   return {
     name: 'a',
     description: 'd',
