@@ -11,6 +11,10 @@ export interface WorkerCliOptions {
   readonly logPrompts: boolean;
   /** `memory`, `sqlite:<file>` or `postgres://…`. */
   readonly store: string;
+  /** PostgreSQL: this replica's name in task leases. */
+  readonly replicaId?: string;
+  /** PostgreSQL: lease length in ms (R53). */
+  readonly leaseMs?: number;
 }
 
 export type WorkerCommand =
@@ -47,6 +51,11 @@ Options:
   --store <url>       where tasks and reminders live: memory, sqlite:<file> or
                       postgres://user@host:port/database (default ${WORKER_DEFAULTS.store},
                       in the working directory; its absolute path is printed at start)
+                      With postgres://, several workers on one database form one deployment
+                      (replicas): inject on any, events reach the one running the task.
+  --replica-id <id>   postgres: this replica's name in task leases (default host:pid:random)
+  --lease-ms <ms>     postgres: a task whose replica stops heartbeating is ended FAILED by
+                      another replica after this long (default 10000; checked every quarter)
   -h, --help          show this help`;
 
 export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
@@ -67,6 +76,10 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
       turnMs: intOption('--turn-ms', values['turn-ms'], WORKER_DEFAULTS.turnMs, 0, 600_000),
       logPrompts: values['log-prompts'] ?? false,
       store: storeOption(values.store),
+      ...(values['replica-id'] === undefined ? {} : { replicaId: values['replica-id'] }),
+      ...(values['lease-ms'] === undefined
+        ? {}
+        : { leaseMs: intOption('--lease-ms', values['lease-ms'], 10_000, 200, 3_600_000) }),
     },
   };
 }
@@ -84,6 +97,8 @@ function parse(argv: readonly string[]) {
       'turn-ms': { type: 'string' },
       'log-prompts': { type: 'boolean' },
       store: { type: 'string' },
+      'replica-id': { type: 'string' },
+      'lease-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

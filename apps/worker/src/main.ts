@@ -29,6 +29,9 @@ async function main(): Promise<number> {
   });
   // Where the data lives, so a user can find (and delete) it.
   console.log(`STORE ${worker.storeLocation}`);
+  if (worker.replica !== undefined) {
+    console.log(`REPLICA ${worker.replica.id} lease-ms=${worker.replica.leaseMs}`);
+  }
   if (worker.interruptedTasks > 0) {
     console.log(
       `RECOVERED ${worker.interruptedTasks} task(s) left running by a previous run, ended FAILED`,

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
 import {
@@ -12,6 +14,7 @@ import {
 import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { ReminderService } from '@a2a-reminders/core';
 import { createReminderService } from '@a2a-reminders/core';
+import { TaskLeaseKeeper } from '@a2a-reminders/database';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
 import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
 import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
@@ -45,6 +48,10 @@ export interface WorkerOptions {
   readonly model?: Model;
   /** Receives every turn's prompt (`--log-prompts`). */
   readonly onPrompt?: (prompt: TurnPrompt) => void;
+  /** PostgreSQL: this replica's name in task leases (default: host, pid and a random suffix). */
+  readonly replicaId?: string;
+  /** PostgreSQL: how long a task's lease lasts without a heartbeat (R53; default 10 000 ms). */
+  readonly leaseMs?: number;
 }
 
 export interface RunningWorker {
@@ -57,6 +64,8 @@ export interface RunningWorker {
   readonly storeLocation: string;
   /** Tasks a previous run left running that this start ended FAILED. */
   readonly interruptedTasks: number;
+  /** PostgreSQL: this replica's name in task leases, and the lease length (R53). */
+  readonly replica: { readonly id: string; readonly leaseMs: number } | undefined;
   readonly reminders: ReminderService;
   /** Cancels running tasks at their next boundary, then closes both servers. */
   close(): Promise<void>;
@@ -77,12 +86,33 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     taskStore,
     eventBusManager,
     store: stores.reminderStore,
+    ...(stores.changeSignal === undefined ? {} : { changeSignal: stores.changeSignal }),
   });
+  // PostgreSQL: replicas may share the database, so a task whose replica
+  // dies is ended by a lease that expires (R53), never by a restart's scan.
+  const replica =
+    stores.db !== undefined && stores.changeSignal !== undefined
+      ? {
+          id: options.replicaId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+          leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+        }
+      : undefined;
+  const keeper =
+    replica === undefined || stores.db === undefined
+      ? undefined
+      : new TaskLeaseKeeper({
+          db: stores.db,
+          taskStore,
+          reminders,
+          replicaId: replica.id,
+          leaseMs: replica.leaseMs,
+          reason: ABANDONED_REASON,
+        });
   let interruptedTasks = 0;
   const app = express();
   let httpServer: HttpServer;
   try {
-    if (stores.db !== undefined) {
+    if (stores.db !== undefined && keeper === undefined) {
       interruptedTasks = await endInterruptedTasks({ db: stores.db, taskStore, reminders });
     }
     httpServer = await listen(app, options.host, options.port);
@@ -116,12 +146,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     grpcAddress,
     reminders,
   });
+  const executor = reminders.wrapExecutor(agent);
   const requestHandler = new DefaultRequestHandler(
     card,
     taskStore,
-    reminders.wrapExecutor(agent),
+    keeper?.wrapExecutor(executor) ?? executor,
     eventBusManager,
   );
+  keeper?.start();
 
   const httpUsers = HttpUserBuilder.noAuthentication;
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
@@ -153,6 +185,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     grpcAddress,
     storeLocation: stores.location,
     interruptedTasks,
+    replica,
     reminders,
     close() {
       closing ??= (async () => {
@@ -161,12 +194,22 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         // The last statuses of cancelled tasks are stored before the database closes.
         await agent.idle();
         await taskStore.settled();
+        await keeper?.close();
         await stores.close();
       })();
       return closing;
     },
   };
 }
+
+/** How long a task's lease lasts without a heartbeat, by default (README: replicas). */
+export const DEFAULT_LEASE_MS = 10_000;
+
+/** What a task ended because its replica stopped says in its status message (R53). */
+export const ABANDONED_REASON =
+  'The worker replica running this task stopped (crash, kill or lost database connection) and ' +
+  "its lease expired; the task's progress in that process was lost, so another replica ended " +
+  'it as FAILED. Send the task again to run it afresh.';
 
 /** IPv6 literals need brackets in URLs and gRPC targets. */
 function hostForAddress(host: string): string {

@@ -1,12 +1,13 @@
 import { resolve } from 'node:path';
 import { InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
-import type { ReminderStore } from '@a2a-reminders/core';
+import type { ReminderChangeSignal, ReminderStore } from '@a2a-reminders/core';
 import { InMemoryReminderStore } from '@a2a-reminders/core';
 import {
   DatabaseReminderStore,
   migrateReminderStore,
   openReminderDatabase,
+  PostgresChangeSignal,
   parseDatabaseUrl,
 } from '@a2a-reminders/database';
 import type { Kysely } from 'kysely';
@@ -24,6 +25,11 @@ export interface WorkerStores {
   readonly reminderStore: ReminderStore;
   /** The database both stores use; undefined for `memory`. */
   readonly db: Kysely<unknown> | undefined;
+  /**
+   * PostgreSQL only: replicas of the worker may share the database, so
+   * events reach the replica running a task from any other (R52).
+   */
+  readonly changeSignal: ReminderChangeSignal | undefined;
   close(): Promise<void>;
 }
 
@@ -52,13 +58,18 @@ export async function openWorkerStores(url: string): Promise<WorkerStores> {
       taskStore: new SettlingTaskStore(new InMemoryTaskStore()),
       reminderStore: new InMemoryReminderStore(),
       db: undefined,
+      changeSignal: undefined,
       close: async () => {},
     };
   }
   await migrateSdkTaskTable(location);
   const db = await openReminderDatabase(location);
+  let signal: PostgresChangeSignal | undefined;
   try {
     await migrateReminderStore(db);
+    if (parseDatabaseUrl(location).dialect === 'postgres') {
+      signal = await PostgresChangeSignal.start(location);
+    }
   } catch (error) {
     await db.destroy();
     throw error;
@@ -68,6 +79,10 @@ export async function openWorkerStores(url: string): Promise<WorkerStores> {
     taskStore: new SettlingTaskStore(new DatabaseTaskStore(db)),
     reminderStore: new DatabaseReminderStore(db),
     db,
-    close: () => db.destroy(),
+    changeSignal: signal,
+    close: async () => {
+      await signal?.close();
+      await db.destroy();
+    },
   };
 }

@@ -9,7 +9,7 @@ import type {
   StoredReminder,
   TaskEndMark,
 } from './store.js';
-import { isLiveState } from './store.js';
+import { isLiveState, storeKeyString } from './store.js';
 
 /** One task's reminders, indexed so that no operation scans every record. */
 interface TaskBucket {
@@ -31,10 +31,6 @@ interface TaskBucket {
 }
 
 type Undo = () => void;
-
-function keyString(key: ReminderStoreKey): string {
-  return `${key.tenant}\u0000${key.owner}\u0000${key.taskId}`;
-}
 
 function newBucket(): TaskBucket {
   return {
@@ -65,7 +61,7 @@ export class InMemoryReminderStore implements ReminderStore {
     key: ReminderStoreKey,
     mutate: (tx: ReminderTransaction) => Promise<T>,
   ): Promise<T> {
-    const k = keyString(key);
+    const k = storeKeyString(key);
     const run = () => this.runTransaction(k, mutate);
     const previous = this.locks.get(k) ?? Promise.resolve();
     const next = previous.then(run, run);
@@ -78,13 +74,13 @@ export class InMemoryReminderStore implements ReminderStore {
   }
 
   async read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {
-    const bucket = this.buckets.get(keyString(key));
+    const bucket = this.buckets.get(storeKeyString(key));
     if (bucket === undefined) return undefined;
     return { turn: bucket.turn, ended: bucket.ended, reminders: [...bucket.records.values()] };
   }
 
   async page(key: ReminderStoreKey, query: ReminderPageQuery): Promise<ReminderPage | undefined> {
-    const bucket = this.buckets.get(keyString(key));
+    const bucket = this.buckets.get(storeKeyString(key));
     if (bucket === undefined) return undefined;
     const source = query.liveOnly ? bucket.live : bucket.records;
     const reminders: StoredReminder[] = [];

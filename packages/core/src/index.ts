@@ -51,7 +51,10 @@ export type {
 } from './service.js';
 export { statusDetailsFromJson, statusDetailsToJson } from './status-details-json.js';
 export type {
+  LoggedEventBatch,
   ReminderAcceptance,
+  ReminderChangeSignal,
+  ReminderEventLog,
   ReminderPage,
   ReminderPageQuery,
   ReminderStore,

@@ -19,7 +19,6 @@ import type {
   ListTaskRemindersRequest,
   ListTaskRemindersResponse,
   TaskReminder,
-  TaskReminderEvent,
 } from '@a2a-reminders/proto';
 import {
   CancelTaskReminderResponseSchema,
@@ -41,13 +40,14 @@ import { encodePageToken, pageQueryOf } from './list-page.js';
 import type { StatusFallback } from './publisher.js';
 import { BusRegistry } from './publisher.js';
 import { recordOf } from './records.js';
+import { encodeEventBatch, ReplicaDelivery } from './replica-delivery.js';
 import {
   cancelRequestViolations,
   injectRequestViolations,
   listRequestViolations,
 } from './request-checks.js';
 import type { ReminderService, ReminderServiceOptions, ReminderTurn } from './service.js';
-import type { ReminderStore, ReminderStoreKey } from './store.js';
+import type { ReminderStore, ReminderStoreKey, ReminderTransaction } from './store.js';
 import { isLiveState } from './store.js';
 import { isTerminalState, taskStateName } from './task-states.js';
 import { throwIfInvalid } from './validation.js';
@@ -69,6 +69,8 @@ class DefaultReminderService implements ReminderService {
   /** The execution scope behind each SDK bus, so cancelTask(taskId, bus) can end reminders (R28). */
   private readonly scopes = new WeakMap<ExecutionEventBus, RequestContext>();
   private lastSweepMs = Number.NEGATIVE_INFINITY;
+  /** Set with a change signal: events go through the store's log to the replica running the task (R52). */
+  private readonly replicas: ReplicaDelivery | undefined;
 
   constructor(options: ReminderServiceOptions) {
     this.limits = { ...defaultReminderLimits, ...options.limits };
@@ -82,6 +84,13 @@ class DefaultReminderService implements ReminderService {
     this.ownerResolver = options.ownerResolver ?? resolveUserScope;
     this.requireAuthentication = options.requireAuthentication ?? false;
     this.now = options.now ?? (() => new Date());
+    if (options.changeSignal !== undefined) {
+      const log = this.store.eventLog;
+      if (log === undefined) {
+        throw new Error('a change signal needs a reminder store with an event log (a SQL store)');
+      }
+      this.replicas = new ReplicaDelivery(log, options.changeSignal, this.buses);
+    }
   }
 
   async injectTaskReminder(
@@ -98,7 +107,7 @@ class DefaultReminderService implements ReminderService {
       const key = this.keyOf(context, taskId);
       const state = task.status?.state;
       const nowMs = this.nowMs();
-      const outcome = await this.store.transact(
+      const outcome = await this.commit(
         key,
         async (tx): Promise<Outcome<InjectTaskReminderResponse>> => {
           const replay = await replayIfKnown(tx, taskId, reminder);
@@ -114,7 +123,7 @@ class DefaultReminderService implements ReminderService {
           });
         },
       );
-      this.publishToTask(context, task, outcome.events);
+      await this.publishToTask(context, key, task, outcome);
       return outcome.result;
     });
   }
@@ -153,13 +162,13 @@ class DefaultReminderService implements ReminderService {
       );
       const key = this.keyOf(context, request.taskId);
       const nowMs = this.nowMs();
-      const outcome = await this.store.transact(key, async (tx) => {
+      const outcome = await this.commit(key, async (tx) => {
         if (tx.ended !== undefined && this.expired(tx.ended.purgeAfterMs)) {
           throw notFoundReminder(request.taskId, request.reminderId);
         }
         return cancel(tx, request.taskId, request.reminderId, nowMs, this.limits);
       });
-      this.publishToTask(context, task, outcome.events);
+      await this.publishToTask(context, key, task, outcome);
       return create(CancelTaskReminderResponseSchema, { record: outcome.result });
     });
   }
@@ -170,13 +179,8 @@ class DefaultReminderService implements ReminderService {
   ): Promise<ReminderTurn> {
     this.buses.stateOf(eventBus);
     const key = this.keyOf(requestContext.context, requestContext.taskId);
-    const outcome = await this.store.transact(key, (tx) => takeTurn(tx, this.nowMs(), this.limits));
-    this.buses.publishBatch(
-      eventBus,
-      requestContext.taskId,
-      fallbackOf(requestContext),
-      outcome.events,
-    );
+    const outcome = await this.commit(key, (tx) => takeTurn(tx, this.nowMs(), this.limits));
+    await this.deliver(key, eventBus, fallbackOf(requestContext), outcome);
     return {
       taskId: requestContext.taskId,
       turn: outcome.result.turn,
@@ -191,7 +195,6 @@ class DefaultReminderService implements ReminderService {
   ): Promise<void> {
     await this.endReminders(
       this.keyOf(requestContext.context, requestContext.taskId),
-      requestContext.taskId,
       finalState,
       eventBus,
       fallbackOf(requestContext),
@@ -207,6 +210,13 @@ class DefaultReminderService implements ReminderService {
         // R50: what the stored history holds, so reminder updates can repeat its messages.
         this.buses.knowHistory(real, requestContext.task?.history);
         const bus = this.endingBus(real, requestContext, false);
+        const key = this.keyOf(requestContext.context, requestContext.taskId);
+        // R52: this replica runs the task, so it delivers the task's events committed anywhere.
+        // Without replicas nothing is awaited here: the executor starts in the same tick.
+        const unfollow =
+          this.replicas === undefined
+            ? undefined
+            : await this.replicas.follow(key, real, fallbackOf(requestContext));
         try {
           await executor.execute(requestContext, bus);
           await bus.drain();
@@ -215,8 +225,7 @@ class DefaultReminderService implements ReminderService {
           // R28: a failed execution ends its reminders as FAILED. Before the
           // execution's first event nothing may be published on its stream.
           await this.endReminders(
-            this.keyOf(requestContext.context, requestContext.taskId),
-            requestContext.taskId,
+            key,
             TaskState.TASK_STATE_FAILED,
             bus.hasStarted ? real : undefined,
             fallbackOf(requestContext),
@@ -225,6 +234,7 @@ class DefaultReminderService implements ReminderService {
           throw error;
         } finally {
           bus.settleFirstEvent();
+          unfollow?.();
         }
       },
       cancelTask: async (taskId, eventBus) => {
@@ -256,7 +266,7 @@ class DefaultReminderService implements ReminderService {
           if (first && event.kind === 'task' && scope.task !== undefined) {
             return this.splitTerminalTask(key, scope, real, state, event.data, forward);
           }
-          await this.endReminders(key, scope.taskId, state, first ? undefined : real, fallback);
+          await this.endReminders(key, state, first ? undefined : real, fallback);
           // R30: fates held while the task was INPUT_REQUIRED ride on the terminal update.
           return this.buses.attachHeld(real, event);
         },
@@ -289,7 +299,7 @@ class DefaultReminderService implements ReminderService {
       snapshot.ended === undefined &&
       snapshot.reminders.some((r) => isLiveState(r.state));
     if (!live) {
-      await this.endReminders(key, scope.taskId, state, undefined, fallbackOf(scope));
+      await this.endReminders(key, state, undefined, fallbackOf(scope));
       return AgentEvent.task(task);
     }
     const working: TaskStatus = {
@@ -298,7 +308,7 @@ class DefaultReminderService implements ReminderService {
       timestamp: task.status?.timestamp,
     };
     forward(AgentEvent.task({ ...task, status: working }));
-    await this.endReminders(key, scope.taskId, state, real, {
+    await this.endReminders(key, state, real, {
       contextId: task.contextId,
       status: working,
       history: undefined,
@@ -314,15 +324,58 @@ class DefaultReminderService implements ReminderService {
   /** R27: ends every live reminder, then publishes their events (if a bus is given). */
   private async endReminders(
     key: ReminderStoreKey,
-    taskId: string,
     finalState: TaskState,
     bus: ExecutionEventBus | undefined,
     fallback: StatusFallback,
   ): Promise<void> {
-    const outcome = await this.store.transact(key, (tx) =>
+    const outcome = await this.commit(key, (tx) =>
       endAll(tx, taskStateName(finalState), this.nowMs(), this.limits),
     );
-    if (bus !== undefined) this.buses.publishBatch(bus, taskId, fallback, outcome.events);
+    // No bus: nothing may be published on the stream yet (R28).
+    await this.deliver(key, bus, fallback, outcome, bus === undefined);
+  }
+
+  /**
+   * One store transaction of a lifecycle step. With replicas its events are
+   * appended to the task's log in the same transaction (R52), so they commit
+   * (or roll back) with the records they describe.
+   */
+  private commit<T>(
+    key: ReminderStoreKey,
+    step: (tx: ReminderTransaction) => Promise<Outcome<T>>,
+  ): Promise<Committed<T>> {
+    return this.store.transact(key, async (tx) => {
+      const outcome = await step(tx);
+      if (this.replicas === undefined || outcome.events.length === 0) return outcome;
+      if (tx.appendEvents === undefined) {
+        throw new Error('the reminder store has an event log but its transactions cannot append');
+      }
+      return { ...outcome, seq: tx.appendEvents(encodeEventBatch(key.taskId, outcome.events)) };
+    });
+  }
+
+  /**
+   * R30, R52: a step's events go to the stream of the task's execution:
+   * through the replica delivery when this replica follows the task (so
+   * batches committed elsewhere keep their order), else straight onto the
+   * local bus, if any. No bus here: the events stay listable (R32).
+   * `silent`: recorded as delivered, never published (R28).
+   */
+  private async deliver(
+    key: ReminderStoreKey,
+    bus: ExecutionEventBus | undefined,
+    fallback: StatusFallback,
+    outcome: Committed<unknown>,
+    silent = false,
+  ): Promise<void> {
+    if (outcome.events.length === 0) return;
+    if (this.replicas?.follows(key) && outcome.seq !== undefined) {
+      await this.replicas.committed(key, outcome.seq, outcome.events, fallback, !silent);
+      return;
+    }
+    if (bus !== undefined && !silent) {
+      this.buses.publishBatch(bus, key.taskId, fallback, outcome.events);
+    }
   }
 
   /**
@@ -359,7 +412,6 @@ class DefaultReminderService implements ReminderService {
     if (state !== undefined && isTerminalState(state) && (await this.unended(context, taskId))) {
       await this.endReminders(
         this.keyOf(context, taskId),
-        taskId,
         state,
         this.busManager.getByTaskId(taskId, context),
         { contextId: task.contextId, status: task.status, history: task.history },
@@ -383,20 +435,20 @@ class DefaultReminderService implements ReminderService {
   }
 
   /** R30, R32: events of an rpc go to the task's bus if it has one. */
-  private publishToTask(
+  private async publishToTask(
     context: ServerCallContext,
+    key: ReminderStoreKey,
     task: Task,
-    events: readonly TaskReminderEvent[],
-  ): void {
+    outcome: Committed<unknown>,
+  ): Promise<void> {
     const bus = this.busManager.getByTaskId(task.id, context);
-    if (bus === undefined) return;
     // Listen from now on, so later copies follow the bus's own status (R31).
-    this.buses.stateOf(bus);
-    this.buses.publishBatch(
+    if (bus !== undefined) this.buses.stateOf(bus);
+    await this.deliver(
+      key,
       bus,
-      task.id,
       { contextId: task.contextId, status: task.status, history: task.history },
-      events,
+      outcome,
     );
   }
 
@@ -441,6 +493,9 @@ function storable(reminder: TaskReminder | undefined): TaskReminder {
   const metadata = withoutNegativeZero(reminder.metadata);
   return metadata === reminder.metadata ? reminder : { ...reminder, metadata };
 }
+
+/** A lifecycle step's outcome, with its batch's log position when replicas are on (R52). */
+type Committed<T> = Outcome<T> & { readonly seq?: number };
 
 function fallbackOf(scope: RequestContext): StatusFallback {
   return { contextId: scope.contextId, status: scope.task?.status, history: scope.task?.history };

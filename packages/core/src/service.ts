@@ -19,7 +19,7 @@ import type {
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { FieldViolation } from './errors.js';
 import type { ReminderLimits } from './limits.js';
-import type { ReminderStore } from './store.js';
+import type { ReminderChangeSignal, ReminderStore } from './store.js';
 
 /**
  * The three rpcs of TaskReminderService, transport-agnostic. Method names are
@@ -132,4 +132,12 @@ export interface ReminderServiceOptions {
   readonly requireAuthentication?: boolean;
   /** Clock, for tests. */
   readonly now?: () => Date;
+  /**
+   * Replicas sharing one store (spec: Multi-replica deployments): wakes this
+   * replica when another commits events of a task it runs. With it, every
+   * step's events are appended to the store's event log (the store must have
+   * one, {@link ReminderStore.eventLog}) and delivered from it in commit
+   * order (R52, R54).
+   */
+  readonly changeSignal?: ReminderChangeSignal;
 }

@@ -87,6 +87,11 @@ export interface ReminderStoreKey {
   readonly taskId: string;
 }
 
+/** One string per key, for maps; NUL cannot occur in the ids it joins. */
+export function storeKeyString(key: ReminderStoreKey): string {
+  return `${key.tenant}\u0000${key.owner}\u0000${key.taskId}`;
+}
+
 /** A consistent read of one task's reminders. */
 export interface ReminderTaskSnapshot {
   /** Turn boundaries taken so far (the last turn's number; 0 before the first). */
@@ -147,6 +152,49 @@ export interface ReminderTransaction {
   purgeOldestFinal(keep: number): Promise<readonly string[]>;
   setTurn(turn: number): void;
   markEnded(mark: TaskEndMark): void;
+  /**
+   * R52: appends one event batch (a `TaskReminderEventBatch`, protobuf
+   * binary) to the task's log, committed with the transaction, and wakes the
+   * replicas listening for the task once it commits. Returns the batch's
+   * position (1, 2, …) in the task's commit order. Only stores that serve
+   * replicas ({@link ReminderStore.eventLog}) implement it.
+   */
+  appendEvents?(batch: Uint8Array): number;
+}
+
+/** One committed event batch of a task, as its log holds it (R52). */
+export interface LoggedEventBatch {
+  /** Its position in the task's commit order. */
+  readonly seq: number;
+  /** A `TaskReminderEventBatch`, protobuf binary. */
+  readonly batch: Uint8Array;
+}
+
+/**
+ * The log of each task's committed event batches, which the replica running
+ * a task reads to deliver events committed anywhere, in commit order (R52,
+ * R54).
+ */
+export interface ReminderEventLog {
+  /** The position of the task's last committed batch (0: none yet). */
+  lastSeq(key: ReminderStoreKey): Promise<number>;
+  /** At most `limit` batches after `afterSeq`, in order. */
+  after(
+    key: ReminderStoreKey,
+    afterSeq: number,
+    limit: number,
+  ): Promise<readonly LoggedEventBatch[]>;
+}
+
+/**
+ * Wakes a replica when events of a task may have been committed by any
+ * process (R52), and after any time it could have missed such a wake-up,
+ * e.g. while reconnecting (R54). A wake-up carries no events: the log is the
+ * source of truth, so a lost or duplicated one costs a read, never an event.
+ */
+export interface ReminderChangeSignal {
+  /** Calls `wake` on such occasions until the returned function is called. */
+  subscribe(key: ReminderStoreKey, wake: () => void): () => void;
 }
 
 /**
@@ -173,4 +221,6 @@ export interface ReminderStore {
   page(key: ReminderStoreKey, query: ReminderPageQuery): Promise<ReminderPage | undefined>;
   /** Deletes every task whose `purgeAfterMs` is at or before `nowMs`; returns how many (R35). */
   sweep(nowMs: number): Promise<number>;
+  /** Present when the store keeps an event log for replicas (R52); see `appendEvents`. */
+  readonly eventLog?: ReminderEventLog;
 }

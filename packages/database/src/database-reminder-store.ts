@@ -1,4 +1,6 @@
 import type {
+  LoggedEventBatch,
+  ReminderEventLog,
   ReminderPage,
   ReminderPageQuery,
   ReminderStore,
@@ -11,10 +13,11 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { ReminderDialect } from './dialect.js';
 import { dialectOf } from './dialect.js';
+import { EVENT_LOG_RETENTION_MS } from './event-channel.js';
 import { LIVE_STATES_SQL } from './live-predicate.js';
 import { endMarkOfRow, int, reminderOfRow } from './rows.js';
 import type { ReminderDatabase, ReminderRow } from './schema.js';
-import { REMINDER_TASKS_TABLE, REMINDERS_TABLE } from './schema.js';
+import { REMINDER_EVENTS_TABLE, REMINDER_TASKS_TABLE, REMINDERS_TABLE } from './schema.js';
 import { SqlReminderTransaction } from './sql-transaction.js';
 import { inImmediateTransaction, inTaskTransaction } from './task-lock.js';
 
@@ -45,6 +48,33 @@ type JoinedRow = {
 export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
   private readonly db: Kysely<ReminderDatabase>;
   readonly dialect: ReminderDialect;
+  /** R52, R54: each task's committed event batches, for replicas (see PostgresChangeSignal). */
+  readonly eventLog: ReminderEventLog = {
+    lastSeq: async (key) => {
+      const row = await this.db
+        .selectFrom(REMINDER_TASKS_TABLE)
+        .select('last_event_seq')
+        .where('tenant', '=', key.tenant)
+        .where('owner', '=', key.owner)
+        .where('task_id', '=', key.taskId)
+        .executeTakeFirst();
+      return row === undefined ? 0 : int(row.last_event_seq);
+    },
+    after: async (key, afterSeq, limit): Promise<readonly LoggedEventBatch[]> => {
+      const rows = await this.db
+        .selectFrom(`${REMINDER_EVENTS_TABLE} as e`)
+        .innerJoin(`${REMINDER_TASKS_TABLE} as t`, 't.task_key', 'e.task_key')
+        .select(['e.seq', 'e.batch'])
+        .where('t.tenant', '=', key.tenant)
+        .where('t.owner', '=', key.owner)
+        .where('t.task_id', '=', key.taskId)
+        .where('e.seq', '>', afterSeq)
+        .orderBy('e.seq')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ seq: int(r.seq), batch: new Uint8Array(r.batch) }));
+    },
+  };
 
   constructor(db: Kysely<DB>) {
     // The store names its own tables at run time; the caller may type the
@@ -94,6 +124,11 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
   }
 
   async sweep(nowMs: number): Promise<number> {
+    // R54: batches past the log's retention, whatever their task's state.
+    await this.db
+      .deleteFrom(REMINDER_EVENTS_TABLE)
+      .where('create_time_ms', '<', Date.now() - EVENT_LOG_RETENTION_MS)
+      .execute();
     let purged = 0;
     for (;;) {
       const batch = await this.inWriteTransaction(async (q) => {
@@ -108,6 +143,7 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
         if (due.length === 0) return 0;
         const keys = due.map((d) => int(d.task_key));
         await q.deleteFrom(REMINDERS_TABLE).where('task_key', 'in', keys).execute();
+        await q.deleteFrom(REMINDER_EVENTS_TABLE).where('task_key', 'in', keys).execute();
         await q.deleteFrom(REMINDER_TASKS_TABLE).where('task_key', 'in', keys).execute();
         return keys.length;
       });

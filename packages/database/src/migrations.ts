@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationResultSet } from 'kysely';
 import { Migrator, NO_MIGRATIONS, sql } from 'kysely';
 import { dialectOf } from './dialect.js';
 import { createReminderTables } from './migrations/0001-create-reminder-tables.js';
+import { createReplicaTables } from './migrations/0002-create-replica-tables.js';
 import { REMINDER_MIGRATIONS_LOCK_TABLE, REMINDER_MIGRATIONS_TABLE } from './schema.js';
 
 /**
@@ -10,6 +11,7 @@ import { REMINDER_MIGRATIONS_LOCK_TABLE, REMINDER_MIGRATIONS_TABLE } from './sch
  */
 export const reminderStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0001_create_reminder_tables': createReminderTables,
+  '0002_create_replica_tables': createReplicaTables,
 });
 
 /**

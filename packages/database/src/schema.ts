@@ -4,6 +4,10 @@ import type { Generated, Selectable } from 'kysely';
 export const REMINDER_TASKS_TABLE = 'a2a_reminder_tasks';
 /** The table holding one row per retained reminder record. */
 export const REMINDERS_TABLE = 'a2a_reminders';
+/** The log of each task's committed event batches, for replicas (R52, R54). */
+export const REMINDER_EVENTS_TABLE = 'a2a_reminder_events';
+/** One lease per task execution running on some replica (R53). */
+export const TASK_LEASES_TABLE = 'a2a_task_leases';
 /** Kysely's migration ledger for this package's tables. */
 export const REMINDER_MIGRATIONS_TABLE = 'a2a_reminders_migrations';
 /** Kysely's migration lock for this package's tables. */
@@ -40,6 +44,8 @@ export interface ReminderTaskTable {
   ended_time_ms: DbInteger | null;
   /** R35: when the task's records may be deleted. */
   purge_after_ms: DbInteger | null;
+  /** Last event batch position given out (R52); never goes back. */
+  last_event_seq: Generated<DbInteger>;
 }
 
 /** A task row as read. */
@@ -70,8 +76,31 @@ export interface ReminderRow {
   accepted_task_state: string;
 }
 
+/** One committed event batch of a task (R52). */
+export interface ReminderEventRow {
+  task_key: DbInteger;
+  /** The batch's position in the task's commit order, 1, 2, … */
+  seq: DbInteger;
+  /** A TaskReminderEventBatch, protobuf binary. */
+  batch: Uint8Array;
+  create_time_ms: DbInteger;
+}
+
+/** The lease of one running task execution (R53). */
+export interface TaskLeaseRow {
+  tenant: string;
+  owner: string;
+  task_id: string;
+  /** The replica running the execution. */
+  holder: string;
+  /** Epoch ms, on the database's clock, after which another replica may end the task. */
+  expires_ms: DbInteger;
+}
+
 /** The schema this package owns; Kysely checks column names against it. */
 export interface ReminderDatabase {
   [REMINDER_TASKS_TABLE]: ReminderTaskTable;
   [REMINDERS_TABLE]: ReminderRow;
+  [REMINDER_EVENTS_TABLE]: ReminderEventRow;
+  [TASK_LEASES_TABLE]: TaskLeaseRow;
 }

@@ -1,4 +1,5 @@
 import type {
+  ReminderStoreKey,
   ReminderTransaction,
   ReminderWrite,
   StoredReminder,
@@ -8,10 +9,16 @@ import { isLiveState } from '@a2a-reminders/core';
 import type { Kysely, RawBuilder } from 'kysely';
 import { sql } from 'kysely';
 import type { ReminderDialect } from './dialect.js';
+import {
+  EVENT_CHANNEL,
+  EVENT_LOG_MAX_PER_TASK,
+  EVENT_LOG_TRIM_EVERY,
+  eventChannelPayload,
+} from './event-channel.js';
 import { isLive } from './live-predicate.js';
 import { endMarkOfRow, int, reminderOfRow, rowOfReminder } from './rows.js';
 import type { ReminderDatabase, ReminderRow, ReminderTaskRow } from './schema.js';
-import { REMINDER_TASKS_TABLE, REMINDERS_TABLE } from './schema.js';
+import { REMINDER_EVENTS_TABLE, REMINDER_TASKS_TABLE, REMINDERS_TABLE } from './schema.js';
 
 /** The task row's values as one transaction sees and changes them. */
 interface TaskState {
@@ -22,6 +29,7 @@ interface TaskState {
   liveCount: number;
   finalCount: number;
   ended: TaskEndMark | undefined;
+  lastEventSeq: number;
 }
 
 /** A record this transaction has read or written, with its place in the final order. */
@@ -63,6 +71,8 @@ export class SqlReminderTransaction implements ReminderTransaction {
   /** Lookups of records put without being read first, run before anything else. */
   private queue: Promise<void> = Promise.resolve();
   private taskChanged = false;
+  /** Event batches appended by this transaction (R52), written at finish. */
+  private readonly batches: Array<{ readonly seq: number; readonly batch: Uint8Array }> = [];
 
   constructor(
     private readonly q: Kysely<ReminderDatabase>,
@@ -77,8 +87,12 @@ export class SqlReminderTransaction implements ReminderTransaction {
       liveCount: row.live_count,
       finalCount: row.final_count,
       ended: endMarkOfRow(row),
+      lastEventSeq: int(row.last_event_seq),
     };
+    this.key = { tenant: row.tenant, owner: row.owner, taskId: row.task_id };
   }
+
+  private readonly key: ReminderStoreKey;
 
   get turn(): number {
     return this.task.turn;
@@ -168,15 +182,27 @@ export class SqlReminderTransaction implements ReminderTransaction {
     this.taskChanged = true;
   }
 
+  appendEvents(batch: Uint8Array): number {
+    const seq = ++this.task.lastEventSeq;
+    this.taskChanged = true;
+    this.batches.push({ seq, batch });
+    return seq;
+  }
+
   /** Sends every pending write and the task row, if anything changed. */
   async finish(): Promise<void> {
     await this.settled();
-    const records = this.recordStatements();
+    const notify = this.batches.length > 0;
+    const records = [...this.recordStatements(), ...this.eventStatements()];
     const task = this.taskChanged ? this.taskStatement() : undefined;
     this.pending.clear();
     if (this.dialect === 'postgres') {
       // One round trip: every write a data-modifying CTE of the last one.
       const all = task === undefined ? records : [...records, task];
+      // R52: delivered to listeners when (and only if) this commits, in commit order.
+      if (notify) {
+        all.push(sql`select pg_notify(${EVENT_CHANNEL}, ${eventChannelPayload(this.key)})`);
+      }
       const last = all.pop();
       if (last === undefined) return;
       const ctes = all.map((s, i) => sql`${sql.raw(`w${i}`)} as (${s})`);
@@ -219,12 +245,33 @@ export class SqlReminderTransaction implements ReminderTransaction {
     return statements;
   }
 
+  /** The batches appended (R52), and a trim of the task's oldest ones now and then. */
+  private eventStatements(): RawBuilder<unknown>[] {
+    const statements: RawBuilder<unknown>[] = [];
+    const nowMs = Date.now();
+    for (const { seq, batch } of this.batches) {
+      statements.push(
+        sql`insert into ${sql.table(REMINDER_EVENTS_TABLE)} (task_key, seq, batch, create_time_ms)
+          values (${this.task.taskKey}, ${seq}, ${batch}, ${nowMs})`,
+      );
+      if (seq % EVENT_LOG_TRIM_EVERY === 0 && seq > EVENT_LOG_MAX_PER_TASK) {
+        statements.push(
+          sql`delete from ${sql.table(REMINDER_EVENTS_TABLE)}
+            where task_key = ${this.task.taskKey} and seq <= ${seq - EVENT_LOG_MAX_PER_TASK}`,
+        );
+      }
+    }
+    this.batches.length = 0;
+    return statements;
+  }
+
   private taskStatement(): RawBuilder<unknown> {
     const t = this.task;
     return sql`update ${sql.table(REMINDER_TASKS_TABLE)}
       set turn = ${t.turn}, last_seq = ${t.lastSeq}, last_final_seq = ${t.lastFinalSeq},
         live_count = ${t.liveCount}, final_count = ${t.finalCount}, ended_task_state = ${t.ended?.taskState ?? null},
-        ended_time_ms = ${t.ended?.endTimeMs ?? null}, purge_after_ms = ${t.ended?.purgeAfterMs ?? null}
+        ended_time_ms = ${t.ended?.endTimeMs ?? null}, purge_after_ms = ${t.ended?.purgeAfterMs ?? null},
+        last_event_seq = ${t.lastEventSeq}
       where task_key = ${t.taskKey}`;
   }
 

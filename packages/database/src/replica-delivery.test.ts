@@ -1,0 +1,187 @@
+import { Task } from '@a2a-js/sdk';
+import type { AgentExecutionEvent, ExecutionEventBus } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  DefaultExecutionEventBusManager,
+  InMemoryTaskStore,
+  RequestContext,
+  resolveUserScope,
+  ServerCallContext,
+} from '@a2a-js/sdk/server';
+import type { ReminderService } from '@a2a-reminders/core';
+import {
+  createReminderService,
+  reminderEventsOf,
+  TASK_REMINDERS_EXTENSION_URI,
+} from '@a2a-reminders/core';
+import type { TaskReminderEvent } from '@a2a-reminders/proto';
+import {
+  InjectTaskReminderRequestSchema,
+  TaskReminderEventBatchSchema,
+} from '@a2a-reminders/proto';
+import { create, fromBinary } from '@bufbuild/protobuf';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseReminderStore } from './database-reminder-store.js';
+import { PostgresChangeSignal } from './postgres-change-signal.js';
+import type { TestDatabase } from './test-database.js';
+import { createTestDatabase } from './test-database.js';
+
+// R52, R54 in one process: two reminder services, each with its own
+// connections, bus manager and LISTEN connection, sharing one PostgreSQL
+// database (as two replicas do). Replica A runs the task's execution;
+// events committed by either must reach A's bus exactly once, in the order
+// the log holds them, also across a lost LISTEN connection.
+
+const ctx = new ServerCallContext({
+  requestedExtensions: [TASK_REMINDERS_EXTENSION_URI],
+  requestedVersion: '1.0',
+});
+
+interface Replica {
+  readonly service: ReminderService;
+  readonly store: DatabaseReminderStore;
+  readonly signal: PostgresChangeSignal;
+  readonly db: Kysely<unknown>;
+}
+
+let database: TestDatabase;
+const replicas: Replica[] = [];
+const taskStore = new InMemoryTaskStore();
+
+/** What the LISTEN connections reported (the R54 test cuts them on purpose). */
+const reported: unknown[] = [];
+
+async function replica(): Promise<Replica> {
+  const db = await database.open({ poolSize: 4 });
+  const store = new DatabaseReminderStore(db);
+  const signal = await PostgresChangeSignal.start(database.url, {
+    reconnectMs: 50,
+    onError: (error) => reported.push(error),
+  });
+  const service = createReminderService({
+    taskStore,
+    eventBusManager: new DefaultExecutionEventBusManager(),
+    store,
+    changeSignal: signal,
+  });
+  const r = { service, store, signal, db };
+  replicas.push(r);
+  return r;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('postgres');
+});
+
+afterAll(async () => {
+  for (const r of replicas) {
+    await r.signal.close();
+    await r.db.destroy();
+  }
+  await database?.drop();
+});
+
+/** Starts an execution of `taskId` on `r` that stays open until `finish` is called. */
+async function runTask(r: Replica, taskId: string) {
+  const task = Task.fromJSON({
+    id: taskId,
+    contextId: `ctx-${taskId}`,
+    status: { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:00.000Z' },
+  });
+  await taskStore.save(task, ctx);
+  const bus = new DefaultExecutionEventBusManager().createOrGetByTaskId(taskId, ctx);
+  const seen: AgentExecutionEvent[] = [];
+  bus.on('event', (e) => seen.push(e));
+  let finish: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  let eventBus: ExecutionEventBus | undefined;
+  const request = { message: { messageId: 'm', role: 'ROLE_USER', parts: [], taskId } };
+  const requestContext = new RequestContext(request as never, taskId, task.contextId, ctx, task);
+  const started = new Promise<void>((resolve) => {
+    const wrapped = r.service.wrapExecutor({
+      execute: async (_rc, b) => {
+        eventBus = b;
+        b.publish(AgentEvent.task(task));
+        resolve();
+        await done;
+      },
+      cancelTask: async () => {},
+    });
+    void wrapped.execute(requestContext, bus);
+  });
+  await started;
+  return {
+    seen,
+    finish,
+    turn: () => r.service.beginTurn(requestContext, eventBus as ExecutionEventBus),
+    delivered: () => seen.flatMap((e) => reminderEventsOf(e)),
+  };
+}
+
+function inject(r: Replica, taskId: string, id: string, dedupeKey = '') {
+  return r.service.injectTaskReminder(
+    create(InjectTaskReminderRequestSchema, { taskId, reminder: { id, body: id, dedupeKey } }),
+    ctx,
+  );
+}
+
+async function logged(r: Replica, taskId: string) {
+  const key = { tenant: '', owner: resolveUserScope(ctx), taskId };
+  const batches = await r.store.eventLog.after(key, 0, 10_000);
+  return batches.flatMap((b) => fromBinary(TaskReminderEventBatchSchema, b.batch).events);
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const describeEvent = (e: TaskReminderEvent) => `${e.event.case}:${e.reminderId}`;
+
+describe('replicas on one PostgreSQL database', () => {
+  it('R52: events committed on either replica reach the running replica once each, in log order', async () => {
+    const a = await replica();
+    const b = await replica();
+    const run = await runTask(a, 'r52');
+    // Interleaved writers: B injects (displacing on one key), A injects and takes turns.
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      writes.push(inject(b, 'r52', `b${i}`, i % 3 === 0 ? 'k' : ''));
+      if (i % 5 === 0) writes.push(inject(a, 'r52', `a${i}`, 'k'));
+      if (i % 7 === 0) writes.push(run.turn());
+    }
+    await Promise.all(writes);
+    const expected = (await logged(a, 'r52')).map(describeEvent);
+    expect(expected.length).toBeGreaterThan(10);
+    await until(() => run.delivered().length >= expected.length, 'every logged event on A');
+    expect(run.delivered().map(describeEvent)).toEqual(expected);
+    run.finish();
+  });
+
+  it('R54: events committed while the LISTEN connection is down are delivered after it comes back', async () => {
+    const a = await replica();
+    const b = await replica();
+    const run = await runTask(a, 'r54');
+    await inject(b, 'r54', 'before', 'k');
+    // Cut A's LISTEN connection from the server side; it reconnects on its own.
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+      where datname = current_database() and query = 'LISTEN a2a_reminders_events'
+      and pid <> pg_backend_pid()`.execute(a.db);
+    await until(() => !a.signal.listening, 'A to notice the lost connection');
+    expect(String(reported.at(-1))).toMatch(/terminat/);
+    await inject(b, 'r54', 'while-down', 'k');
+    await until(() => a.signal.listening, 'A to listen again');
+    const expected = (await logged(a, 'r54')).map(describeEvent);
+    expect(expected).toEqual(['displaced:before']);
+    await until(() => run.delivered().length >= 1, 'the event committed while A was deaf');
+    expect(run.delivered().map(describeEvent)).toEqual(expected);
+    run.finish();
+  });
+});
