@@ -1,11 +1,8 @@
-import type { Task } from '@a2a-js/sdk';
-import { Role, SendMessageRequest, TaskState } from '@a2a-js/sdk';
-import type { TaskStore, User } from '@a2a-js/sdk/server';
-import { DefaultExecutionEventBus, RequestContext, ServerCallContext } from '@a2a-js/sdk/server';
+import type { TaskStore } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
+import { endAbandonedTask } from '@a2a-reminders/database';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import { textMessage } from './text-message.js';
 
 /** What a task ended by a restart says in its status message. */
 export const INTERRUPTED_REASON =
@@ -15,14 +12,6 @@ export const INTERRUPTED_REASON =
 
 /** States in which this worker's executor is running a task, not waiting on the caller. */
 const RUNNING_STATES = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'];
-
-/** The stored user a task row names, so the SDK's and core's owner resolver find the same scope. */
-class StoredOwner implements User {
-  constructor(readonly userName: string) {}
-  get isAuthenticated(): boolean {
-    return false;
-  }
-}
 
 /**
  * Ends the tasks a previous run of the worker left running: after a crash
@@ -39,7 +28,9 @@ class StoredOwner implements User {
  * recovered by the next start.
  *
  * Run it before serving, with one worker per store: it cannot tell a task of
- * a crashed process from one a live replica is running.
+ * a crashed process from one a live replica is running. Replicas sharing one
+ * PostgreSQL database end the tasks of a dead replica by its expired task
+ * leases instead (`TaskLeaseKeeper`, R53), with the same `endAbandonedTask`.
  */
 export async function endInterruptedTasks(options: {
   readonly db: Kysely<unknown>;
@@ -57,59 +48,14 @@ export async function endInterruptedTasks(options: {
   for (const row of rows) {
     // One task that cannot be recovered (an unreadable row, a failed save)
     // must not keep the worker from starting: it is reported and left as is.
+    const key = { tenant: row.tenant, owner: row.owner, taskId: row.id };
     try {
-      if (await endInterrupted(row, taskStore, reminders, now)) ended += 1;
+      if (await endAbandonedTask(key, { taskStore, reminders, reason: INTERRUPTED_REASON, now })) {
+        ended += 1;
+      }
     } catch (error) {
       console.error(`task reminders: could not end interrupted task ${row.id}`, error);
     }
   }
   return ended;
-}
-
-async function endInterrupted(
-  row: { readonly tenant: string; readonly owner: string; readonly id: string },
-  taskStore: TaskStore,
-  reminders: Pick<ReminderService, 'endTask'>,
-  now: () => Date,
-): Promise<boolean> {
-  const context = new ServerCallContext({
-    user: new StoredOwner(row.owner),
-    ...(row.tenant === '' ? {} : { tenant: row.tenant }),
-    requestedVersion: '1.0',
-  });
-  const task = await taskStore.load(row.id, context);
-  if (task === undefined) return false;
-  const requestContext = new RequestContext(
-    SendMessageRequest.fromJSON({
-      message: { messageId: 'restart', role: 'ROLE_USER', parts: [] },
-    }),
-    task.id,
-    task.contextId,
-    context,
-    task,
-  );
-  // No subscriber survived the crash: the events go to a bus nobody reads,
-  // and the records carry the fates (ListTaskReminders).
-  await reminders.endTask(
-    requestContext,
-    new DefaultExecutionEventBus(),
-    TaskState.TASK_STATE_FAILED,
-  );
-  await taskStore.save(failed(task, now()), context);
-  return true;
-}
-
-function failed(task: Task, at: Date): Task {
-  return {
-    ...task,
-    status: {
-      state: TaskState.TASK_STATE_FAILED,
-      timestamp: at.toISOString(),
-      message: textMessage(
-        Role.ROLE_AGENT,
-        { taskId: task.id, contextId: task.contextId },
-        INTERRUPTED_REASON,
-      ),
-    },
-  };
 }

@@ -119,7 +119,12 @@ export class ReplicaDelivery {
       this.deliver(follower, seq, events);
       return Promise.resolve();
     }
-    return this.enqueue(follower, () => this.catchUp(follower, seq));
+    // The batch is committed whatever happens here: a failed read is logged and
+    // retried at the next wake-up or commit (the cursor stays), never answered
+    // to the caller as if the step had failed.
+    return this.enqueue(follower, () => this.catchUp(follower, seq)).catch((error: unknown) =>
+      reportReadFailure(follower, error),
+    );
   }
 
   private wake(follower: Follower): void {
@@ -128,9 +133,7 @@ export class ReplicaDelivery {
     this.enqueue(follower, async () => {
       follower.catchUpQueued = false;
       await this.catchUp(follower, undefined);
-    }).catch((error: unknown) =>
-      console.error(`task reminders: reading task ${follower.taskId}'s event log failed`, error),
-    );
+    }).catch((error: unknown) => reportReadFailure(follower, error));
   }
 
   /** Reads and delivers the log after the cursor (at least up to `upTo`, when given). */
@@ -170,4 +173,8 @@ export class ReplicaDelivery {
     follower.unsubscribe();
     if (this.followers.get(k) === follower) this.followers.delete(k);
   }
+}
+
+function reportReadFailure(follower: Follower, error: unknown): void {
+  console.error(`task reminders: reading task ${follower.taskId}'s event log failed`, error);
 }

@@ -5,6 +5,11 @@ export { openReminderDatabase, parseDatabaseUrl } from './connect.js';
 export { DatabaseReminderStore } from './database-reminder-store.js';
 export type { ReminderDialect } from './dialect.js';
 export { dialectOf } from './dialect.js';
+export type { EndAbandonedTaskOptions } from './end-abandoned-task.js';
+export { endAbandonedTask } from './end-abandoned-task.js';
+export { EVENT_CHANNEL, EVENT_LOG_RETENTION_MS } from './event-channel.js';
+export type { TaskLeaseKeeperOptions } from './lease-keeper.js';
+export { TaskLeaseKeeper } from './lease-keeper.js';
 export type { ReminderMigrationState } from './migrations.js';
 export {
   migrateReminderStore,
@@ -13,6 +18,8 @@ export {
   reminderStoreMigrations,
   revertReminderStore,
 } from './migrations.js';
+export type { PostgresChangeSignalOptions } from './postgres-change-signal.js';
+export { PostgresChangeSignal } from './postgres-change-signal.js';
 export type {
   DbInteger,
   ReminderDatabase,
@@ -26,3 +33,5 @@ export {
   REMINDER_TASKS_TABLE,
   REMINDERS_TABLE,
 } from './schema.js';
+export type { ClaimedTaskLease } from './task-leases.js';
+export { TaskLeases } from './task-leases.js';

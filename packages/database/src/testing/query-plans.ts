@@ -136,5 +136,12 @@ async function seed(db: Kysely<unknown>, dialect: ReminderDialect): Promise<void
       ? `with numbers(i) as (select generate_series(1, ${SEED_RECORDS_PER_TASK}))`
       : `with recursive numbers(i) as (select 1 union all select i + 1 from numbers where i < ${SEED_RECORDS_PER_TASK})`;
   await sql.raw(`${numbers} ${records}`).execute(db);
+  // Replicas' event log (R52): a batch per record, all younger than the log's
+  // retention, as the once-a-minute sweep leaves it.
+  const events = `
+    insert into a2a_reminder_events (task_key, seq, batch, create_time_ms)
+    select t.task_key, n.i, ${dialect === 'postgres' ? "'\\x00'::bytea" : "x'00'"}, ${Date.now()} - n.i * 1000
+    from a2a_reminder_tasks t cross join numbers n`;
+  await sql.raw(`${numbers} ${events}`).execute(db);
   await sql`analyze`.execute(db);
 }

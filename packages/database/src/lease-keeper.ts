@@ -1,0 +1,288 @@
+import type {
+  AgentExecutor,
+  OwnerResolver,
+  RequestContext,
+  ServerCallContext,
+  TaskStore,
+} from '@a2a-js/sdk/server';
+import { resolveUserScope } from '@a2a-js/sdk/server';
+import type { ReminderService, ReminderStoreKey } from '@a2a-reminders/core';
+import type { Kysely } from 'kysely';
+import { endAbandonedTask } from './end-abandoned-task.js';
+import { TaskLeases } from './task-leases.js';
+
+/** Most expired leases one claim statement takes; a reap pass claims until none is left. */
+const CLAIM_BATCH = 100;
+
+export interface TaskLeaseKeeperOptions {
+  /** The PostgreSQL database every replica shares (tasks, reminders, leases). */
+  readonly db: Kysely<unknown>;
+  /** The SDK TaskStore the replicas' request handlers use. */
+  readonly taskStore: TaskStore;
+  readonly reminders: Pick<ReminderService, 'endTask'>;
+  /** This replica's name, unique among the replicas alive at once. */
+  readonly replicaId: string;
+  /** How long a lease lasts unless renewed (default 10 000 ms). */
+  readonly leaseMs?: number;
+  /** How often this replica heartbeats and reaps (default `leaseMs / 4`); less than `leaseMs`. */
+  readonly reapIntervalMs?: number;
+  /** The FAILED status message of a task ended because its replica's lease expired. */
+  readonly reason: string;
+  /** The owner resolver of the worker's stores (default the SDK's `resolveUserScope`). */
+  readonly ownerResolver?: OwnerResolver;
+  /**
+   * A call context under which the stores find a task of a given key, for
+   * ending it (see `endAbandonedTask`). Needed with an `ownerResolver` other
+   * than the default, which the keeper cannot invert.
+   */
+  readonly contextOf?: (key: ReminderStoreKey) => ServerCallContext;
+  /** Called for each task this replica ended after its lease expired. */
+  readonly onTaskEnded?: (key: ReminderStoreKey) => void;
+  /** Failures of the timer's work, which has no caller to throw to (default `console.error`). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** One task this replica runs, shared by its executions here (normally one). */
+interface HeldLease {
+  readonly key: ReminderStoreKey;
+  readonly id: string;
+  executions: number;
+}
+
+/**
+ * Task leases for the replicas of a worker on one PostgreSQL database (R53).
+ *
+ * Every execution runs under a lease naming this replica, taken before the
+ * executor starts and released when it returns ({@link wrapExecutor}). One
+ * timer per replica renews all of this replica's leases (the heartbeat) and
+ * then reaps: it claims leases that expired, whose replica stopped
+ * heartbeating because it died or was cut off from the database, and ends
+ * each such task FAILED, reminders first (R27), with `endAbandonedTask`.
+ *
+ * Bound: a task whose replica died is ended within `leaseMs +
+ * reapIntervalMs` (plus the time to end it) after that replica's last
+ * heartbeat: its lease runs out `leaseMs` after that heartbeat, and every
+ * surviving replica reaps once per `reapIntervalMs`. A live replica
+ * heartbeats every `reapIntervalMs`, so it keeps its leases while fewer than
+ * `leaseMs / reapIntervalMs` heartbeats in a row fail or are late. Expiry is
+ * on the database's clock, so replicas' clocks need not agree.
+ *
+ * A replica that was cut off longer than that finds, at its next heartbeat,
+ * leases it no longer has: the task was ended FAILED by another replica (or
+ * a newer execution elsewhere took the task over). The keeper reports each
+ * through `onError`; it does not stop the execution, which goes on running
+ * here while its task is already terminal in the store (the spec's section
+ * on multi-replica deployments states this).
+ *
+ * Wrap the executor outermost (around the reminder service's wrapper), so
+ * the lease covers the whole execution, including its reminders' ending.
+ */
+export class TaskLeaseKeeper {
+  private readonly leases: TaskLeases;
+  private readonly options: TaskLeaseKeeperOptions;
+  private readonly leaseMs: number;
+  private readonly reapIntervalMs: number;
+  private readonly ownerResolver: OwnerResolver;
+  private readonly onError: (error: unknown) => void;
+  /** A reaper's claim is held under this name, which no heartbeat renews. */
+  private readonly claimant: string;
+  private readonly held = new Map<string, HeldLease>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private heartbeating: Promise<void> | undefined;
+  private reaping: Promise<void> | undefined;
+  /** Releases under way, so closing waits for them before the caller closes the database. */
+  private readonly releasing = new Set<Promise<void>>();
+
+  constructor(options: TaskLeaseKeeperOptions) {
+    this.options = options;
+    this.leases = new TaskLeases(options.db);
+    this.leaseMs = options.leaseMs ?? 10_000;
+    this.reapIntervalMs = options.reapIntervalMs ?? Math.max(1, Math.floor(this.leaseMs / 4));
+    if (!Number.isSafeInteger(this.leaseMs) || this.leaseMs < 1) {
+      throw new RangeError(`leaseMs must be a positive whole number of ms, not ${this.leaseMs}`);
+    }
+    if (!(this.reapIntervalMs > 0 && this.reapIntervalMs < this.leaseMs)) {
+      // A heartbeat at least as far apart as the lease lets live leases expire.
+      throw new RangeError(
+        `reapIntervalMs (${this.reapIntervalMs}) must be positive and less than leaseMs (${this.leaseMs})`,
+      );
+    }
+    if (options.replicaId === '') throw new RangeError('replicaId must not be empty');
+    this.ownerResolver = options.ownerResolver ?? resolveUserScope;
+    this.onError = options.onError ?? ((error) => console.error(error));
+    this.claimant = `${options.replicaId} (reaping)`;
+  }
+
+  /**
+   * The executor with every `execute` run under this replica's lease of the
+   * task: acquired before the inner executor starts (a failure to acquire
+   * fails the execution, which no replica could recover otherwise) and
+   * released when it returns or throws. `cancelTask` passes through: it
+   * publishes on the execution's bus, and the execution holds the lease.
+   */
+  wrapExecutor(executor: AgentExecutor): AgentExecutor {
+    return {
+      execute: async (requestContext, eventBus) => {
+        const lease = await this.hold(this.keyOf(requestContext));
+        try {
+          await executor.execute(requestContext, eventBus);
+        } finally {
+          await this.letGo(lease);
+        }
+      },
+      cancelTask: (taskId, eventBus) => executor.cancelTask(taskId, eventBus),
+    };
+  }
+
+  /** Starts the heartbeat-and-reap timer; it does not keep the process alive. */
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => this.tick(), this.reapIntervalMs);
+    this.timer.unref();
+  }
+
+  /** One heartbeat, then one reap pass, awaited (tests; the timer runs them on its own). */
+  async reapNow(): Promise<void> {
+    await this.heartbeat();
+    await this.reap();
+  }
+
+  /**
+   * Stops the timer and waits for its work in flight. Leases of executions
+   * still running are left to expire, not released: this replica is going
+   * away, and if those executions die with it a surviving replica must end
+   * their tasks (R53), which a released lease would hide from it. An
+   * execution that returns after this still releases its own lease.
+   */
+  async close(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([this.heartbeating, this.reaping, ...this.releasing]);
+  }
+
+  private keyOf(requestContext: RequestContext): ReminderStoreKey {
+    const context = requestContext.context;
+    // Scoped as the SDK's stores and the reminder service scope the task.
+    return {
+      tenant: context.tenant ?? '',
+      owner: this.ownerResolver(context),
+      taskId: requestContext.taskId,
+    };
+  }
+
+  private async hold(key: ReminderStoreKey): Promise<HeldLease> {
+    await this.leases.acquire(key, this.options.replicaId, this.leaseMs);
+    const id = idOf(key);
+    const lease = this.held.get(id) ?? { key, id, executions: 0 };
+    lease.executions += 1;
+    this.held.set(id, lease);
+    return lease;
+  }
+
+  private async letGo(lease: HeldLease): Promise<void> {
+    lease.executions -= 1;
+    // A lease reported lost is no longer this replica's: its row, if any, is someone else's.
+    if (lease.executions > 0 || this.held.get(lease.id) !== lease) return;
+    this.held.delete(lease.id);
+    const release = this.leases.release(lease.key, this.options.replicaId).catch((error) => {
+      // The execution's own outcome stands; the lease expires and a reaper
+      // finds the task no longer running.
+      this.onError(
+        new Error(`task lease: could not release the lease of task ${lease.key.taskId}`, {
+          cause: error,
+        }),
+      );
+    });
+    this.releasing.add(release);
+    try {
+      await release;
+    } finally {
+      this.releasing.delete(release);
+    }
+  }
+
+  private tick(): void {
+    // A slow reap must not delay the heartbeat, or this replica's own leases could expire.
+    if (this.heartbeating === undefined) {
+      this.heartbeating = this.heartbeat()
+        .catch(this.onError)
+        .finally(() => {
+          this.heartbeating = undefined;
+        });
+    }
+    if (this.reaping === undefined) {
+      this.reaping = this.reap()
+        .catch(this.onError)
+        .finally(() => {
+          this.reaping = undefined;
+        });
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    // Leases acquired while the renew runs are not in it; only these are checked.
+    const before = [...this.held.values()];
+    const renewed = new Set(
+      (await this.leases.renew(this.options.replicaId, this.leaseMs)).map(idOf),
+    );
+    for (const lease of before) {
+      if (renewed.has(lease.id) || this.held.get(lease.id) !== lease) continue;
+      this.held.delete(lease.id);
+      const { tenant, owner, taskId } = lease.key;
+      this.onError(
+        new Error(
+          `task lease lost: replica ${this.options.replicaId} no longer holds the lease of task ` +
+            `${taskId} (tenant ${JSON.stringify(tenant)}, owner ${JSON.stringify(owner)}). ` +
+            'It missed its heartbeats for longer than the lease, so another replica may have ' +
+            'ended the task FAILED (R53), or a newer execution of the task took it over; ' +
+            'the execution here is not stopped.',
+        ),
+      );
+    }
+  }
+
+  private async reap(): Promise<void> {
+    for (;;) {
+      const claimed = await this.leases.claimExpired(this.claimant, CLAIM_BATCH, this.leaseMs);
+      for (const lease of claimed) {
+        const key = { tenant: lease.tenant, owner: lease.owner, taskId: lease.taskId };
+        let ended: boolean;
+        try {
+          ended = await endAbandonedTask(key, {
+            taskStore: this.options.taskStore,
+            reminders: this.options.reminders,
+            reason: this.options.reason,
+            ...(this.options.contextOf === undefined ? {} : { contextOf: this.options.contextOf }),
+          });
+          // Only once the task is ended: a claim left behind expires and is retried.
+          await this.leases.release(key, this.claimant);
+        } catch (error) {
+          // One task that cannot be ended does not keep the others from being ended.
+          this.onError(
+            new Error(
+              `task lease: could not end task ${key.taskId}, abandoned by replica ${lease.holder}; ` +
+                'a reap retries it once this claim expires',
+              { cause: error },
+            ),
+          );
+          continue;
+        }
+        if (ended) this.report(key);
+      }
+      if (claimed.length < CLAIM_BATCH) return;
+    }
+  }
+
+  private report(key: ReminderStoreKey): void {
+    try {
+      this.options.onTaskEnded?.(key);
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+}
+
+/** One string per key, for the map of held leases. */
+function idOf(key: ReminderStoreKey): string {
+  return JSON.stringify([key.tenant, key.owner, key.taskId]);
+}
