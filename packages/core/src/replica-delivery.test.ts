@@ -145,7 +145,9 @@ describe('replica delivery', () => {
     const ours = f.append(['a1']);
     f.failNextReads(1);
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-    await expect(f.delivery.committed(key, ours.seq, ours.events, fallback)).resolves.toBeUndefined();
+    await expect(
+      f.delivery.committed(key, ours.seq, ours.events, fallback),
+    ).resolves.toBeUndefined();
     expect(errors).toHaveBeenCalledOnce();
     errors.mockRestore();
     expect(f.delivered()).toEqual([]);
