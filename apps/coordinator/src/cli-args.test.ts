@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   agentCardUrlOf,
   DEFAULT_CARD_URL,
+  DEFAULT_PG_URL,
   MAIN_USAGE,
   parseCoordinatorArgs,
+  parseRunDemoArgs,
+  RUN_DEMO_USAGE,
   USAGES,
   UsageError,
 } from './cli-args.js';
@@ -196,5 +199,84 @@ describe('agent card URL', () => {
     expect(agentCardUrlOf(CARD)).toBe(CARD);
     expect(agentCardUrlOf('http://127.0.0.1:5000')).toBe(CARD);
     expect(agentCardUrlOf('http://127.0.0.1:5000/')).toBe(CARD);
+  });
+});
+
+describe('npm run demo command line (run-demo)', () => {
+  it('prints its usage for --help, documenting the replica demo and its database', () => {
+    expect(parseRunDemoArgs(['--help'])).toEqual({ kind: 'help', text: RUN_DEMO_USAGE });
+    expect(RUN_DEMO_USAGE).toContain('--replicas <n>');
+    expect(RUN_DEMO_USAGE).toContain(`--pg-url <url>`);
+    expect(RUN_DEMO_USAGE).toContain(DEFAULT_PG_URL);
+    expect(RUN_DEMO_USAGE).toContain('a2a_reminders_demo_<random>');
+    expect(RUN_DEMO_USAGE).toContain('dropped at the end');
+  });
+
+  it('runs one worker over every binding by default', () => {
+    expect(parseRunDemoArgs([])).toEqual({
+      kind: 'run',
+      options: {
+        turnMs: 600,
+        turns: 12,
+        mode: { kind: 'bindings', bindings: ['jsonrpc', 'rest', 'grpc'] },
+      },
+    });
+    expect(
+      parseRunDemoArgs([
+        '--binding',
+        'grpc',
+        '--turn-ms',
+        '300',
+        '--turns',
+        '8',
+        '--worker',
+        'w.js',
+      ]),
+    ).toEqual({
+      kind: 'run',
+      options: {
+        turnMs: 300,
+        turns: 8,
+        workerMain: 'w.js',
+        mode: { kind: 'bindings', bindings: ['grpc'] },
+      },
+    });
+  });
+
+  it('runs replicas on the local server unless --pg-url names another', () => {
+    expect(parseRunDemoArgs(['--replicas', '3'])).toEqual({
+      kind: 'run',
+      options: {
+        turnMs: 600,
+        turns: 12,
+        mode: { kind: 'replicas', replicas: 3, pgUrl: DEFAULT_PG_URL },
+      },
+    });
+    const pgUrl = 'postgresql://demo:secret@db.example:6543/template1';
+    expect(parseRunDemoArgs(['--replicas', '2', '--pg-url', pgUrl])).toMatchObject({
+      options: { mode: { kind: 'replicas', replicas: 2, pgUrl } },
+    });
+  });
+
+  it.each([
+    [['--replicas', '1'], '--replicas must be between 2 and 6, got 1'],
+    [['--replicas', '7'], '--replicas must be between 2 and 6, got 7'],
+    [['--replicas', 'three'], '--replicas must be a positive integer'],
+    [['--replicas', '3', '--binding', 'rest'], '--binding does not apply with --replicas'],
+    [['--pg-url', DEFAULT_PG_URL], '--pg-url applies with --replicas only'],
+    [['--replicas', '3', '--pg-url', 'mysql://h/db'], '--pg-url must be a postgres:// URL'],
+    [['--binding', 'soap'], 'unknown binding soap'],
+    [['--turn-ms', '0'], '--turn-ms must be a positive integer'],
+    [['--replica', '3'], "Unknown option '--replica'"],
+  ])('rejects %j', (argv, message) => {
+    let error: unknown;
+    try {
+      parseRunDemoArgs(argv);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain(message);
+    expect((error as UsageError).usage).toBe(RUN_DEMO_USAGE);
   });
 });

@@ -362,3 +362,112 @@ export function agentCardUrlOf(url: string): string {
   const base = parsed.href.endsWith('/') ? parsed.href : `${parsed.href}/`;
   return new URL('.well-known/agent-card.json', base).href;
 }
+
+/** The PostgreSQL server `npm run demo -- --replicas <n>` uses unless `--pg-url` names another. */
+export const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * At most one replica per demo reminder besides replica 1 (the demo injects
+ * five), so every replica started receives at least one.
+ */
+export const MAX_DEMO_REPLICAS = 6;
+
+/** `npm run demo` (run-demo.js): what to start and how to pace its workers. */
+export interface RunDemoOptions {
+  /** The worker's pause between turns (its `--turn-ms`). */
+  readonly turnMs: number;
+  /** The worker's turns per task (its `--turns`). */
+  readonly turns: number;
+  /** The built worker entry; run-demo picks the sibling app when unset. */
+  readonly workerMain?: string;
+  readonly mode:
+    | { readonly kind: 'bindings'; readonly bindings: readonly Binding[] }
+    | { readonly kind: 'replicas'; readonly replicas: number; readonly pgUrl: string };
+}
+
+export type RunDemoCommand =
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'run'; readonly options: RunDemoOptions };
+
+export const RUN_DEMO_USAGE = `Usage: run-demo [--turn-ms <ms>] [--turns <n>] [--binding <b>]...
+       run-demo --replicas <n> [--pg-url <url>] [--turn-ms <ms>] [--turns <n>]
+
+Without --replicas: starts a worker on free loopback ports, its tasks and reminders in a fresh
+SQLite file, and runs the coordinator demo over each binding.
+
+With --replicas <n>: creates a fresh PostgreSQL database, a2a_reminders_demo_<random>, on the
+server --pg-url names, starts n worker replicas on it, delegates a task to replica-1 (streaming)
+and injects the demo's reminders over the other replicas across JSON-RPC, REST and gRPC. It
+prints which replica and binding accepted each reminder, every fate as it arrives on replica-1's
+stream, and checks that each reminder ended in the state that stream showed, as every replica
+lists it. The database is dropped at the end, on failure and on Ctrl-C too.
+
+Options:
+  --turn-ms <ms>   the worker's pause between turns (default 600)
+  --turns <n>      the worker's turns per task (default 12)
+  --binding <b>    jsonrpc | rest | grpc; repeatable (default: all three in turn); not with --replicas
+  --replicas <n>   run n worker replicas on one PostgreSQL database, 2 to ${MAX_DEMO_REPLICAS}
+  --pg-url <url>   the PostgreSQL server, as the URL of a database to connect to while creating and
+                   dropping the demo's own (default ${DEFAULT_PG_URL});
+                   the demo never touches the database this URL names
+  --worker <path>  the worker's built entry (default: the sibling apps/worker/dist/main.js)
+  -h, --help       show this help`;
+
+/** Parses `npm run demo`'s arguments; throws UsageError (with RUN_DEMO_USAGE) on a bad one. */
+export function parseRunDemoArgs(argv: readonly string[]): RunDemoCommand {
+  const fail = (message: string): never => {
+    throw new UsageError(message, RUN_DEMO_USAGE);
+  };
+  let values: ReturnType<typeof parseRunDemo>['values'];
+  try {
+    values = parseRunDemo(argv).values;
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  if (values.help) return { kind: 'help', text: RUN_DEMO_USAGE };
+  const paced = {
+    turnMs: positiveInt('--turn-ms', values['turn-ms'], 600, fail),
+    turns: positiveInt('--turns', values.turns, 12, fail),
+    ...(values.worker === undefined ? {} : { workerMain: values.worker }),
+  };
+
+  if (values.replicas === undefined) {
+    if (values['pg-url'] !== undefined) fail('--pg-url applies with --replicas only');
+    const bindings = values.binding ?? [...BINDINGS];
+    const unknown = bindings.filter((b) => !(BINDINGS as readonly string[]).includes(b));
+    if (unknown.length > 0) fail(`unknown binding ${unknown.join(', ')}`);
+    return {
+      kind: 'run',
+      options: { ...paced, mode: { kind: 'bindings', bindings: bindings as Binding[] } },
+    };
+  }
+
+  // The replica demo spreads its calls over every binding itself.
+  if (values.binding !== undefined) fail('--binding does not apply with --replicas');
+  const replicas = positiveInt('--replicas', values.replicas, 3, fail);
+  if (replicas < 2 || replicas > MAX_DEMO_REPLICAS) {
+    fail(`--replicas must be between 2 and ${MAX_DEMO_REPLICAS}, got ${replicas}`);
+  }
+  const pgUrl = values['pg-url'] ?? DEFAULT_PG_URL;
+  if (!URL.canParse(pgUrl) || !/^postgres(ql)?:$/.test(new URL(pgUrl).protocol)) {
+    fail(`--pg-url must be a postgres:// URL, got "${pgUrl}"`);
+  }
+  return { kind: 'run', options: { ...paced, mode: { kind: 'replicas', replicas, pgUrl } } };
+}
+
+function parseRunDemo(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      'turn-ms': { type: 'string' },
+      turns: { type: 'string' },
+      binding: { type: 'string', multiple: true },
+      replicas: { type: 'string' },
+      'pg-url': { type: 'string' },
+      worker: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}

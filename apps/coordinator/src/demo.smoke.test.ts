@@ -4,10 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { Role } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Binding } from './cli-args.js';
-import { BINDINGS } from './cli-args.js';
+import { BINDINGS, DEFAULT_PG_URL } from './cli-args.js';
 import { cancelCommand, injectCommand, listCommand, watchCommand } from './commands.js';
+import { delegationRequest } from './delegation.js';
 import type { DemoResult } from './demo.js';
-import { runDemo } from './demo.js';
+import { DEMO_CASES, runDemo } from './demo.js';
+import { databaseExists, dropDatabase } from './demo-database.js';
 import { textOf } from './format.js';
 import { connectToWorker } from './worker-connection.js';
 import type { WorkerProcess } from './worker-process.js';
@@ -166,32 +168,7 @@ describe('the coordinator against a spawned worker', () => {
   it('inject, list, cancel and watch work one by one on a running task', async () => {
     const connection = { url: cardUrl, binding: 'rest' as const, headers: {} };
     const sdk = await connectToWorker(connection);
-    const sent = await sdk.client.sendMessage({
-      tenant: '',
-      message: {
-        messageId: crypto.randomUUID(),
-        contextId: '',
-        taskId: '',
-        role: Role.ROLE_USER,
-        parts: [
-          {
-            content: { $case: 'text', value: 'Rename the config loader' },
-            mediaType: 'text/plain',
-            filename: '',
-            metadata: undefined,
-          },
-        ],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      },
-      configuration: {
-        acceptedOutputModes: [],
-        taskPushNotificationConfig: undefined,
-        returnImmediately: true,
-      },
-      metadata: undefined,
-    });
+    const sent = await sdk.client.sendMessage(delegationRequest('Rename the config loader'));
     sdk.close();
     if (!('status' in sent)) throw new Error('expected a task');
     const taskId = sent.id;
@@ -325,5 +302,71 @@ describe('run-demo (npm run demo)', () => {
     const base = /worker ready: http=(\S+)/.exec(stdout)?.[1];
     expect(base).toBeDefined();
     await expect(fetch(`${base}/.well-known/agent-card.json`)).rejects.toThrow();
+  });
+});
+
+describe('run-demo --replicas 3 (npm run demo -- --replicas 3)', () => {
+  // The database tests' server (README: Development); the demo's own default otherwise.
+  const server = process.env.A2A_REMINDERS_TEST_PG_URL ?? DEFAULT_PG_URL;
+  let database: string | undefined;
+  let output: Awaited<ReturnType<typeof run>>;
+
+  beforeAll(async () => {
+    output = await run(RUN_DEMO, ['--replicas', '3', '--pg-url', server, '--turn-ms', TURN_MS]);
+    database = /^database: created (\S+) on /m.exec(output.stdout)?.[1];
+  });
+
+  afterAll(async () => {
+    // Only if the demo failed to: the test leaves no database behind either way.
+    if (database !== undefined) await dropDatabase(server, database);
+  });
+
+  it('exits 0 with the final check passed', () => {
+    const { code, stdout, stderr } = output;
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(
+      "every reminder ended in the state replica-1's stream showed, as all 3 replicas list it",
+    );
+  });
+
+  it('names the replica and binding that accepted each reminder: replicas 2 and 3, every binding', () => {
+    const routes = DEMO_CASES.flatMap((c) => c.reminders).map(({ reminder }) => {
+      const accepted = new RegExp(
+        `^\\[(replica-[23]) (jsonrpc|rest|grpc) +\\+[\\d.]+s\\] inject +${reminder.id} accepted PENDING`,
+        'm',
+      ).exec(output.stdout);
+      expect(accepted, reminder.id).not.toBeNull();
+      return { replica: accepted?.[1], binding: accepted?.[2] };
+    });
+    expect(new Set(routes.map((r) => r.replica))).toEqual(new Set(['replica-2', 'replica-3']));
+    expect(new Set(routes.map((r) => r.binding))).toEqual(new Set(BINDINGS));
+    for (const n of [1, 2, 3])
+      expect(output.stdout).toMatch(new RegExp(`^replica-${n} ready: `, 'm'));
+  });
+
+  it("shows every reminder's fate on replica-1's stream, as every replica lists it", () => {
+    for (const { reminder, expected } of DEMO_CASES.flatMap((c) => c.reminders)) {
+      const event = expected.state.toLowerCase();
+      expect(output.stdout).toMatch(
+        new RegExp(`^\\[replica-1 stream +\\+[\\d.]+s\\] ${event} +${reminder.id} `, 'm'),
+      );
+      expect(output.stdout).toMatch(
+        new RegExp(
+          `^ +${reminder.id} +accepted by replica-[23] over \\w+ +stream: ${expected.state} +` +
+            `listed ${expected.state} on all 3 +ok$`,
+          'm',
+        ),
+      );
+    }
+    expect(output.stdout).toMatch(/^\[replica-1 stream +\+[\d.]+s\] state +COMPLETED$/m);
+  });
+
+  it('drops the database it created, and stops its replicas', async () => {
+    expect(database).toMatch(/^a2a_reminders_demo_[0-9a-f]+$/);
+    expect(output.stdout).toContain(`database: dropped ${database}`);
+    expect(await databaseExists(server, database ?? '')).toBe(false);
+    for (const [, base] of output.stdout.matchAll(/^replica-\d ready: http=(\S+)/gm)) {
+      await expect(fetch(`${base}/.well-known/agent-card.json`)).rejects.toThrow();
+    }
   });
 });

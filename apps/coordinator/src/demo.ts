@@ -1,4 +1,4 @@
-import type { Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import type { StreamResponse, Task } from '@a2a-js/sdk';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { reminderEventsOf, reminderPages } from '@a2a-reminders/core';
 import type {
@@ -9,6 +9,7 @@ import type {
 import { ReminderState } from '@a2a-reminders/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Connection } from './cli-args.js';
+import { delegationRequest } from './delegation.js';
 import {
   describeRecord,
   describeReminderEvent,
@@ -178,7 +179,10 @@ async function play(
   timeline: Timeline,
   signal: AbortSignal,
 ): Promise<DemoResult> {
-  const sent = await worker.client.sendMessage(delegation(taskText), worker.requestOptions(signal));
+  const sent = await worker.client.sendMessage(
+    delegationRequest(taskText),
+    worker.requestOptions(signal),
+  );
   if (!('status' in sent)) throw new Error('the worker answered with a message, not a task');
   const taskId = sent.id;
   timeline.line(
@@ -382,37 +386,6 @@ function outcomeOf(
     lastEvent,
     expiredByTtl,
     ok,
-  };
-}
-
-function delegation(text: string): SendMessageRequest {
-  const message: Message = {
-    messageId: crypto.randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: 'text', value: text },
-        mediaType: 'text/plain',
-        filename: '',
-        metadata: undefined,
-      },
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-  return {
-    tenant: '',
-    message,
-    // Return at once with the task, then follow it with SubscribeToTask.
-    configuration: {
-      acceptedOutputModes: ['text/plain'],
-      taskPushNotificationConfig: undefined,
-      returnImmediately: true,
-    },
-    metadata: undefined,
   };
 }
 

@@ -3,90 +3,138 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import type { Binding } from './cli-args.js';
-import { BINDINGS } from './cli-args.js';
+import type { RunDemoOptions } from './cli-args.js';
+import { parseRunDemoArgs, UsageError } from './cli-args.js';
 import type { DemoResult } from './demo.js';
 import { runDemo } from './demo.js';
+import { createDemoDatabase } from './demo-database.js';
+import { runReplicaDemo } from './replica-demo.js';
+import type { WorkerProcess } from './worker-process.js';
 import { spawnWorker, stopWorker } from './worker-process.js';
 
 /**
  * `npm run demo` (issue 5): starts a worker on free ports, runs the
  * coordinator demo over each binding in turn, stops the worker, and exits 0
- * only if every reminder reached the fate the demo expects. The worker is
- * stopped on every path, including failures and Ctrl-C.
+ * only if every reminder reached the fate the demo expects.
+ *
+ * `npm run demo -- --replicas <n>` (issue 10): starts n worker replicas on a
+ * fresh PostgreSQL database and runs the replica demo across them, exiting 0
+ * only if every reminder ended in the state the running replica's stream
+ * showed. The database is dropped at the end.
+ *
+ * Workers are stopped, and the database dropped, on every path: failures and
+ * Ctrl-C included.
  */
 
-const USAGE = `Usage: run-demo [--turn-ms <ms>] [--turns <n>] [--binding <b>]...
-
-Starts a worker on free loopback ports, its tasks and reminders in a fresh SQLite file,
-and runs the coordinator demo over each binding.
-
-Options:
-  --turn-ms <ms>   the worker's pause between turns (default 600)
-  --turns <n>      the worker's turns per task (default 12)
-  --binding <b>    jsonrpc | rest | grpc; repeatable (default: all three in turn)
-  --worker <path>  the worker's built entry (default: the sibling apps/worker/dist/main.js)`;
+type Mode<K extends RunDemoOptions['mode']['kind']> = Extract<RunDemoOptions['mode'], { kind: K }>;
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      'turn-ms': { type: 'string', default: '600' },
-      turns: { type: 'string', default: '12' },
-      binding: { type: 'string', multiple: true },
-      worker: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const bindings = (values.binding ?? [...BINDINGS]) as Binding[];
-  const unknown = bindings.filter((b) => !BINDINGS.includes(b));
-  if (unknown.length > 0) {
-    console.error(`error: unknown binding ${unknown.join(', ')}\n\n${USAGE}`);
+  let command: ReturnType<typeof parseRunDemoArgs>;
+  try {
+    command = parseRunDemoArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`error: ${error.message}\n\n${error.usage}`);
     return 2;
   }
-  const workerMain =
-    values.worker ?? fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url));
+  if (command.kind === 'help') {
+    console.log(command.text);
+    return 0;
+  }
+  const { options } = command;
+  const workers = new Workers(
+    options.workerMain ?? fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url)),
+    ['--turn-ms', String(options.turnMs), '--turns', String(options.turns)],
+  );
+  // However this process ends, the workers end with it.
+  process.once('exit', () => workers.kill());
+  let failure: unknown;
+  let ok = false;
+  try {
+    ok =
+      options.mode.kind === 'replicas'
+        ? await replicaDemo(options.mode, workers)
+        : await bindingDemos(options.mode, workers);
+  } catch (error) {
+    failure = error;
+  } finally {
+    const stopped = await workers.stopAll();
+    if (stopped !== undefined && failure === undefined) failure = stopped;
+  }
+  if (failure !== undefined) {
+    console.error(`demo failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+    return 1;
+  }
+  return ok ? 0 : 1;
+}
 
+/** The workers this run started, and how to start, stop and kill them. */
+class Workers {
+  readonly #started: WorkerProcess[] = [];
+  /** Aborted on Ctrl-C or SIGTERM: whatever runs then throws, and the cleanup follows. */
+  readonly #interrupt = new AbortController();
+
+  constructor(
+    readonly main: string,
+    readonly pacing: readonly string[],
+  ) {
+    const onSignal = (signal: NodeJS.Signals) =>
+      this.#interrupt.abort(new Error(`interrupted by ${signal}`));
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+
+  get signal(): AbortSignal {
+    return this.#interrupt.signal;
+  }
+
+  /** A promise that rejects when the run is interrupted, to race steps that take no signal. */
+  interrupted(): Promise<never> {
+    const signal = this.signal;
+    return new Promise((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  }
+
+  async start(args: readonly string[], onOutput: (line: string) => void): Promise<WorkerProcess> {
+    const worker = await spawnWorker(this.main, [...args, ...this.pacing], {
+      onOutput,
+      signal: this.signal,
+    });
+    this.#started.push(worker);
+    return worker;
+  }
+
+  /** Stops every worker (SIGTERM, then SIGKILL); an error if one exited other than with 0. */
+  async stopAll(): Promise<Error | undefined> {
+    const codes = await Promise.all(this.#started.map((w) => stopWorker(w.child)));
+    const failed = codes.filter((code) => code !== 0);
+    return failed.length === 0 ? undefined : new Error(`a worker exited with ${failed.join(', ')}`);
+  }
+
+  kill(): void {
+    for (const w of this.#started) w.child.kill('SIGKILL');
+  }
+}
+
+/** One worker on a fresh SQLite file; the coordinator demo over each binding in turn. */
+async function bindingDemos(mode: Mode<'bindings'>, workers: Workers): Promise<boolean> {
   // The worker's default store, a SQLite file, in a directory of this run's
   // own: demos never see each other's tasks, and nothing is left behind.
   const storeDir = mkdtempSync(join(tmpdir(), 'a2a-reminders-demo-'));
   process.once('exit', () => rmSync(storeDir, { recursive: true, force: true }));
-  const worker = await spawnWorker(
-    workerMain,
-    [
-      '--port',
-      '0',
-      '--grpc-port',
-      '0',
-      '--turn-ms',
-      values['turn-ms'],
-      '--turns',
-      values.turns,
-      '--store',
-      `sqlite:${join(storeDir, 'worker.sqlite')}`,
-    ],
+  const worker = await workers.start(
+    ['--port', '0', '--grpc-port', '0', '--store', `sqlite:${join(storeDir, 'worker.sqlite')}`],
     (line) => {
       if (line.startsWith('STORE ')) console.log(`worker store: ${line.slice('STORE '.length)}`);
     },
   );
-  // However this process ends, the worker ends with it.
-  const killWorker = () => worker.child.kill('SIGKILL');
-  process.once('exit', killWorker);
-  const interrupted = new Promise<never>((_, reject) => {
-    const onSignal = (signal: NodeJS.Signals) => reject(new Error(`interrupted by ${signal}`));
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  });
   console.log(`worker ready: http=${worker.httpBaseUrl} grpc=${worker.grpcAddress}`);
 
   const results: DemoResult[] = [];
-  let failure: unknown;
   try {
-    for (const binding of bindings) {
+    for (const binding of mode.bindings) {
       console.log('');
       const demo = runDemo({
         connection: {
@@ -96,33 +144,91 @@ async function main(): Promise<number> {
         },
         write: (line) => console.log(line),
       });
-      results.push(await Promise.race([demo, interrupted]));
+      results.push(await Promise.race([demo, workers.interrupted()]));
     }
-  } catch (error) {
-    failure = error;
   } finally {
-    const code = await stopWorker(worker.child);
-    process.off('exit', killWorker);
-    if (code !== 0 && failure === undefined) failure = new Error(`the worker exited with ${code}`);
+    console.log('');
+    for (const r of results) {
+      console.log(
+        `${r.ok ? 'ok  ' : 'FAIL'} ${r.binding.padEnd(8)} task ${r.taskId} ${r.finalState}`,
+      );
+    }
   }
-
-  console.log('');
-  for (const r of results) {
-    console.log(
-      `${r.ok ? 'ok  ' : 'FAIL'} ${r.binding.padEnd(8)} task ${r.taskId} ${r.finalState}`,
-    );
-  }
-  if (failure !== undefined) {
-    console.error(`demo failed: ${failure instanceof Error ? failure.message : String(failure)}`);
-    return 1;
-  }
-  const ok = results.length === bindings.length && results.every((r) => r.ok);
+  const ok = results.length === mode.bindings.length && results.every((r) => r.ok);
   console.log(
     ok
       ? 'every reminder reached its expected fate'
       : 'some reminders did not reach their expected fate',
   );
-  return ok ? 0 : 1;
+  return ok;
+}
+
+/**
+ * n replicas on a database of the run's own, created on the server
+ * `--pg-url` names and dropped once the replicas are stopped.
+ */
+async function replicaDemo(mode: Mode<'replicas'>, workers: Workers): Promise<boolean> {
+  const server = new URL(mode.pgUrl).host;
+  const database = await createDemoDatabase(mode.pgUrl).catch((error: unknown) => {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot create the demo's database on ${server} (--pg-url): ${why}`);
+  });
+  console.log(`database: created ${database.name} on ${server}`);
+  let ok = false;
+  try {
+    const replicas: WorkerProcess[] = [];
+    // One at a time: the first creates the tables in the empty database.
+    for (let n = 1; n <= mode.replicas; n++) {
+      const worker = await workers.start(
+        [
+          '--store',
+          database.url,
+          '--port',
+          '0',
+          '--grpc-port',
+          '0',
+          '--replica-id',
+          `replica-${n}`,
+        ],
+        () => {},
+      );
+      const lease = worker.replica === undefined ? '' : `, task lease ${worker.replica.leaseMs} ms`;
+      console.log(
+        `replica-${n} ready: http=${worker.httpBaseUrl} grpc=${worker.grpcAddress}${lease}`,
+      );
+      replicas.push(worker);
+    }
+    console.log('');
+    const result = await runReplicaDemo({
+      replicas: replicas.map((w, i) => ({
+        id: w.replica?.id ?? `replica-${i + 1}`,
+        cardUrl: `${w.httpBaseUrl}/.well-known/agent-card.json`,
+      })),
+      write: (line) => console.log(line),
+      signal: workers.signal,
+    });
+    const leaseMs = replicas[0]?.replica?.leaseMs;
+    if (leaseMs !== undefined) {
+      const others = replicas.slice(1).map((_, i) => `replica-${i + 2}`);
+      console.log(
+        `lease: replica-1 held the task's lease, renewed by heartbeat; had replica-1 died, ` +
+          `${others.join(' or ')} would have ended the task FAILED once ${leaseMs} ms ` +
+          'passed without a heartbeat (R53)',
+      );
+    }
+    ok = result.ok;
+  } finally {
+    // The replicas go first: dropping forces their sessions closed.
+    await workers.stopAll();
+    await database.drop();
+    console.log(`database: dropped ${database.name}`);
+  }
+  console.log(
+    ok
+      ? `every reminder ended in the state replica-1's stream showed, as all ${mode.replicas} replicas list it`
+      : "some reminders did not end in the state replica-1's stream showed",
+  );
+  return ok;
 }
 
 main().then(

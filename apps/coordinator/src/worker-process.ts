@@ -7,39 +7,67 @@ export interface WorkerProcess {
   readonly child: ChildProcess;
   readonly httpBaseUrl: string;
   readonly grpcAddress: string;
+  /** PostgreSQL stores: the `REPLICA <id> lease-ms=<n>` line the worker printed before READY. */
+  readonly replica?: { readonly id: string; readonly leaseMs: number };
+}
+
+export interface SpawnWorkerOptions {
+  /** Every line the worker prints (STORE, REPLICA, ...) but READY, before and after it. */
+  readonly onOutput?: (line: string) => void;
+  /** Aborting kills the worker and rejects, e.g. on Ctrl-C while it starts. */
+  readonly signal?: AbortSignal;
 }
 
 /** Starts the worker and resolves on its READY line. */
 export async function spawnWorker(
   workerMain: string,
   args: readonly string[],
-  onOutput: (line: string) => void = () => {},
+  { onOutput = () => {}, signal }: SpawnWorkerOptions = {},
 ): Promise<WorkerProcess> {
+  signal?.throwIfAborted();
   const child = spawn(process.execPath, [workerMain, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  let replica: WorkerProcess['replica'];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const settle = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      child.off('exit', onExit);
+    };
+    const fail = (error: unknown) => {
+      settle();
       child.kill('SIGKILL');
-      reject(new Error('the worker did not print READY within 30 s'));
-    }, 30_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the worker exited before READY (code ${code}, signal ${signal})`));
-    });
-    child.once('error', (error) => {
-      clearTimeout(timer);
       reject(error);
-    });
+    };
+    const onAbort = () => fail(signal?.reason);
+    const onExit = (code: number | null, exitSignal: NodeJS.Signals | null) =>
+      fail(new Error(`the worker exited before READY (code ${code}, signal ${exitSignal})`));
+    const timer = setTimeout(
+      () => fail(new Error('the worker did not print READY within 30 s')),
+      30_000,
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.once('exit', onExit);
+    child.once('error', fail);
     lines.on('line', (line) => {
       const ready = /^READY http=(\S+) grpc=(\S+)$/.exec(line);
       if (ready?.[1] !== undefined && ready[2] !== undefined) {
-        clearTimeout(timer);
-        resolve({ child, httpBaseUrl: ready[1], grpcAddress: ready[2] });
-      } else {
-        onOutput(line);
+        settle();
+        resolve({
+          child,
+          httpBaseUrl: ready[1],
+          grpcAddress: ready[2],
+          ...(replica === undefined ? {} : { replica }),
+        });
+        return;
       }
+      const named = /^REPLICA (\S+) lease-ms=(\d+)$/.exec(line);
+      if (named?.[1] !== undefined && named[2] !== undefined) {
+        replica = { id: named[1], leaseMs: Number(named[2]) };
+      }
+      onOutput(line);
     });
   });
 }

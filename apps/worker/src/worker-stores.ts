@@ -6,12 +6,12 @@ import { InMemoryReminderStore } from '@a2a-reminders/core';
 import {
   DatabaseReminderStore,
   migrateReminderStore,
+  migrateSdkTaskTable,
   openReminderDatabase,
   PostgresChangeSignal,
   parseDatabaseUrl,
 } from '@a2a-reminders/database';
 import type { Kysely } from 'kysely';
-import { migrateSdkTaskTable } from './sdk-migrations.js';
 import { SettlingTaskStore } from './settling-task-store.js';
 
 /** The worker's default store: a SQLite file in the working directory, printed at start. */

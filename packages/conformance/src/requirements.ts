@@ -1,4 +1,5 @@
 import type { Arm } from './harness/arms.js';
+import type { StoreParameter } from './harness/stack-store.js';
 
 /** A requirement an arm is declared to fail, with the reason; it runs as `test.fails`. */
 export interface KnownFailure {
@@ -19,16 +20,25 @@ export interface Requirement {
   /** Arms the requirement applies to (all four when absent), with why. */
   readonly arms?: readonly Arm[];
   readonly armsNote?: string;
+  /**
+   * Reminder stores the requirement applies to (all three when absent), with
+   * why; on the others its cases are reported skipped, as not applicable.
+   */
+  readonly stores?: readonly StoreParameter[];
+  readonly storesNote?: string;
   readonly knownFailures?: readonly KnownFailure[];
 }
 
 const spec = (rule: string) => `docs/extension-spec.md#${rule.toLowerCase()}`;
 const WIRE_ARMS: readonly Arm[] = ['jsonrpc', 'rest', 'grpc'];
 const WIRE_NOTE = 'A wire-format rule: the direct arm has no wire.';
+const REPLICA_STORES: readonly StoreParameter[] = ['postgres'];
+const REPLICA_NOTE =
+  'Replicas share one PostgreSQL database (spec: Multi-replica deployments); the memory store is one process and a SQLite file serves one worker.';
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R51) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R55) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -428,6 +438,38 @@ export const requirements = {
     source: spec('R51'),
     behavior:
       'events held while a task waits are bounded by maxLiveRemindersPerTask + maxRetainedFinalRemindersPerTask, the oldest dropped, and the newest delivered once the task resumes',
+  },
+  'R52-replica-delivery': {
+    rule: 'R52',
+    source: spec('R52'),
+    behavior:
+      "event batches committed on either of two replicas sharing one PostgreSQL database (injects on the other replica, this replica's own injects and turns) reach the open stream on the replica running the task exactly once each, in the order of the task's event log",
+    stores: REPLICA_STORES,
+    storesNote: REPLICA_NOTE,
+  },
+  'R53-task-leases': {
+    rule: 'R53',
+    source: spec('R53'),
+    behavior:
+      "a live replica's task is not reaped; once that replica stops heartbeating its lease expires and the other replica ends the task FAILED with the reason in its status message, its reminders ended first (DROPPED, EXPIRED with taskEnded) and listed the same on both",
+    stores: REPLICA_STORES,
+    storesNote: REPLICA_NOTE,
+  },
+  'R54-replica-catch-up': {
+    rule: 'R54',
+    source: spec('R54'),
+    behavior:
+      "events committed on the other replica while the running replica's LISTEN connection was cut reach its stream once it listens again, before and in order with later ones",
+    stores: REPLICA_STORES,
+    storesNote: REPLICA_NOTE,
+  },
+  'R55-same-answers-on-every-replica': {
+    rule: 'R55',
+    source: spec('R55'),
+    behavior:
+      'InjectTaskReminder (replays, conflicts, displacement), ListTaskReminders and CancelTaskReminder answer the same on both replicas, whichever replica runs the task, before and after it ends',
+    stores: REPLICA_STORES,
+    storesNote: REPLICA_NOTE,
   },
   'W15-grpc-transport-errors': {
     rule: 'W15',

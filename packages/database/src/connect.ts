@@ -87,6 +87,13 @@ async function postgresDialect(url: string, options: OpenDatabaseOptions): Promi
     connectionTimeoutMillis: 10_000,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   });
+  // An idle pooled connection the server closes (a restart, failover,
+  // idle_session_timeout, a proxy) is reported on the pool; with no listener
+  // that event would kill the process. pg drops the client and the next
+  // checkout opens a new one, so reporting it is all there is to do.
+  pool.on('error', (error) => {
+    console.error('task reminders: an idle database connection failed; it is replaced', error);
+  });
   return new PostgresDialect({ pool });
 }
 

@@ -17,6 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseReminderStore } from './database-reminder-store.js';
 import { TaskLeaseKeeper } from './lease-keeper.js';
 import { TASK_LEASES_TABLE } from './schema.js';
+import { migrateSdkTaskTable } from './sdk-migrations.js';
 import { TaskLeases } from './task-leases.js';
 import type { TestDatabase } from './test-database.js';
 import { createTestDatabase } from './test-database.js';
@@ -59,33 +60,6 @@ interface Replica {
 let database: TestDatabase;
 const replicas: Replica[] = [];
 const finishers: Array<() => void> = [];
-
-/** The SDK CLI's entry, which its `a2a-db` bin calls. */
-type A2aDbRun = (
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-  output: { log(...args: unknown[]): void; error(...args: unknown[]): void },
-) => Promise<number>;
-
-/**
- * Creates the SDK's task table as `a2a-db upgrade --store tasks` does: the
- * SDK ships its migrations only inside that CLI (the worker's
- * `migrateSdkTaskTable` runs it the same way).
- */
-async function migrateSdkTaskTable(url: string): Promise<void> {
-  const sdkEntry = import.meta.resolve('@a2a-js/sdk');
-  const { run } = (await import(new URL('./cli/run.js', sdkEntry).href)) as { run: A2aDbRun };
-  const errors: string[] = [];
-  const code = await run(
-    ['upgrade', '--store', 'tasks', '--url', url],
-    {},
-    {
-      log: () => {},
-      error: (...args) => errors.push(args.map(String).join(' ')),
-    },
-  );
-  if (code !== 0) throw new Error(`a2a-db upgrade failed: ${errors.join('; ')}`);
-}
 
 async function replica(
   replicaId: string,

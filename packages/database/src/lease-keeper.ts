@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   AgentExecutor,
   OwnerResolver,
@@ -84,6 +85,12 @@ export class TaskLeaseKeeper {
   private readonly reapIntervalMs: number;
   private readonly ownerResolver: OwnerResolver;
   private readonly onError: (error: unknown) => void;
+  /**
+   * The name leases are held under: the replica id and a suffix of this
+   * process's own, so a restart that reuses the id never renews the leases
+   * its dead predecessor left (they must expire, R53).
+   */
+  readonly holder: string;
   /** A reaper's claim is held under this name, which no heartbeat renews. */
   private readonly claimant: string;
   private readonly held = new Map<string, HeldLease>();
@@ -110,7 +117,8 @@ export class TaskLeaseKeeper {
     if (options.replicaId === '') throw new RangeError('replicaId must not be empty');
     this.ownerResolver = options.ownerResolver ?? resolveUserScope;
     this.onError = options.onError ?? ((error) => console.error(error));
-    this.claimant = `${options.replicaId} (reaping)`;
+    this.holder = `${options.replicaId}#${randomUUID().slice(0, 8)}`;
+    this.claimant = `${this.holder} (reaping)`;
   }
 
   /**
@@ -171,7 +179,7 @@ export class TaskLeaseKeeper {
   }
 
   private async hold(key: ReminderStoreKey): Promise<HeldLease> {
-    await this.leases.acquire(key, this.options.replicaId, this.leaseMs);
+    await this.leases.acquire(key, this.holder, this.leaseMs);
     const id = idOf(key);
     const lease = this.held.get(id) ?? { key, id, executions: 0 };
     lease.executions += 1;
@@ -184,7 +192,7 @@ export class TaskLeaseKeeper {
     // A lease reported lost is no longer this replica's: its row, if any, is someone else's.
     if (lease.executions > 0 || this.held.get(lease.id) !== lease) return;
     this.held.delete(lease.id);
-    const release = this.leases.release(lease.key, this.options.replicaId).catch((error) => {
+    const release = this.leases.release(lease.key, this.holder).catch((error) => {
       // The execution's own outcome stands; the lease expires and a reaper
       // finds the task no longer running.
       this.onError(
@@ -222,16 +230,14 @@ export class TaskLeaseKeeper {
   private async heartbeat(): Promise<void> {
     // Leases acquired while the renew runs are not in it; only these are checked.
     const before = [...this.held.values()];
-    const renewed = new Set(
-      (await this.leases.renew(this.options.replicaId, this.leaseMs)).map(idOf),
-    );
+    const renewed = new Set((await this.leases.renew(this.holder, this.leaseMs)).map(idOf));
     for (const lease of before) {
       if (renewed.has(lease.id) || this.held.get(lease.id) !== lease) continue;
       this.held.delete(lease.id);
       const { tenant, owner, taskId } = lease.key;
       this.onError(
         new Error(
-          `task lease lost: replica ${this.options.replicaId} no longer holds the lease of task ` +
+          `task lease lost: replica ${this.holder} no longer holds the lease of task ` +
             `${taskId} (tenant ${JSON.stringify(tenant)}, owner ${JSON.stringify(owner)}). ` +
             'It missed its heartbeats for longer than the lease, so another replica may have ' +
             'ended the task FAILED (R53), or a newer execution of the task took it over; ' +

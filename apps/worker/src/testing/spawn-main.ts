@@ -10,6 +10,11 @@ export interface SpawnedWorker {
   readonly child: ChildProcess;
   /** Every stdout line so far, READY included. */
   readonly lines: string[];
+  /**
+   * Every stderr line so far. Read as it comes, so a worker that reports a
+   * lot (replicas log lost leases and failed reads) never blocks on a full pipe.
+   */
+  readonly errorLines: string[];
   readonly ready: RegExpExecArray;
 }
 
@@ -23,20 +28,29 @@ export function spawnMain(
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   const lines: string[] = [];
+  const errorLines: string[] = [];
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (l) =>
     lines.push(l),
   );
+  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (l) =>
+    errorLines.push(l),
+  );
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before READY`)));
     const poll = setInterval(() => {
       for (const line of lines) {
         const ready = /^READY http=(http:\/\/\S+) grpc=(\S+:\d+)$/.exec(line);
         if (ready !== null) {
           clearInterval(poll);
-          resolve({ child, lines, ready });
+          resolve({ child, lines, errorLines, ready });
         }
       }
     }, 10);
+    child.once('exit', (code) => {
+      clearInterval(poll);
+      reject(
+        new Error(`worker exited with ${code} before READY; stderr:\n${errorLines.join('\n')}`),
+      );
+    });
   });
 }
 

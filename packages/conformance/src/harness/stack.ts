@@ -10,10 +10,16 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import type { AgentExecutor, TaskStore } from '@a2a-js/sdk/server';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
-import type { ReminderLimits, ReminderService, ReminderStore } from '@a2a-reminders/core';
+import type {
+  ReminderChangeSignal,
+  ReminderLimits,
+  ReminderService,
+  ReminderStore,
+} from '@a2a-reminders/core';
 import {
   createReminderService,
   InMemoryReminderStore,
@@ -44,6 +50,27 @@ export interface StackOptions {
   readonly statusMessages?: boolean;
   /** Wraps the suite's reminder store, e.g. in a gate that interleaves transactions (R19). */
   readonly wrapStore?: (store: ReminderStore) => ReminderStore;
+  /**
+   * Makes the stack one replica of several on a shared database (R52–R55):
+   * opens this stack's own stores and change signal, instead of the suite's
+   * store parameter and an in-memory task store.
+   */
+  readonly replica?: () => Promise<StackReplica>;
+}
+
+/** What a replica stack runs on besides the SDK's server pieces (harness/replica-stack.ts). */
+export interface StackReplica {
+  /** The task store every replica shares (the SDK's DatabaseTaskStore). */
+  readonly taskStore: TaskStore;
+  readonly store: ReminderStore;
+  readonly changeSignal: ReminderChangeSignal;
+  /** Wraps the executor outermost, around the reminder service's wrapper (task leases, R53). */
+  wrapExecutor(
+    executor: AgentExecutor,
+    parts: { readonly reminders: ReminderService; readonly taskStore: TaskStore },
+  ): AgentExecutor;
+  /** Called last when the stack closes, once its servers are down and its executions released. */
+  close(): Promise<void>;
 }
 
 export interface SeenRequest {
@@ -69,6 +96,8 @@ export interface Stack {
   readonly grpcBaseUrl: string;
   /** Request headers (lower-cased) of every HTTP request and gRPC call the servers received, in order. */
   readonly seen: SeenRequest[];
+  /** The replica's own stores and signal, when the stack is one (StackOptions.replica). */
+  readonly replica: StackReplica | undefined;
   /** A stock SDK client made by ClientFactory from the served agent card, on `binding`. */
   sdkClient(binding: SdkBinding): Promise<Client>;
   close(): Promise<void>;
@@ -104,10 +133,21 @@ function baseCard(): AgentCard {
  * a grpc.Server on 127.0.0.1:0 with A2AService and TaskReminderService.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const taskStore = new WatchedTaskStore();
+  const replica = await options.replica?.();
+  try {
+    return await serve(options, replica);
+  } catch (error) {
+    await replica?.close();
+    throw error;
+  }
+}
+
+async function serve(options: StackOptions, replica: StackReplica | undefined): Promise<Stack> {
+  const taskStore = new WatchedTaskStore(replica?.taskStore);
   const eventBusManager = new DefaultExecutionEventBusManager();
-  // The reminder store is the suite's parameter (memory, SQLite, PostgreSQL).
-  const store = await stackStore();
+  // The reminder store is the suite's parameter (memory, SQLite, PostgreSQL),
+  // or a replica's own store on the database the replicas share.
+  const store = replica === undefined ? await stackStore() : replica.store;
   const reminders = createReminderService({
     taskStore,
     eventBusManager,
@@ -121,13 +161,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ? {}
       : { requireAuthentication: options.requireAuthentication }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(replica === undefined ? {} : { changeSignal: replica.changeSignal }),
   });
   const card = withTaskReminders(baseCard(), reminders);
   const executor = new ControllableExecutor({ statusMessages: options.statusMessages ?? false });
+  const wrapped = reminders.wrapExecutor(executor);
   const requestHandler = new DefaultRequestHandler(
     card,
     taskStore,
-    reminders.wrapExecutor(executor),
+    replica?.wrapExecutor(wrapped, { reminders, taskStore }) ?? wrapped,
     eventBusManager,
   );
   const bodyLimit =
@@ -228,6 +270,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     grpcTarget,
     grpcBaseUrl: `http://${grpcTarget}`,
     seen,
+    replica,
     sdkClient(binding) {
       let client = clients.get(binding);
       if (client === undefined) {
@@ -251,6 +294,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
       grpcServer.forceShutdown();
       await closeHttp(http);
+      await replica?.close();
     },
   };
 }

@@ -4,6 +4,7 @@ import { requirements } from '../requirements.js';
 import type { Arm } from './arms.js';
 import { ARMS } from './arms.js';
 import type { StackOptions } from './stack.js';
+import { storeParameter } from './stack-store.js';
 import type { Wire } from './wire.js';
 import { startWire } from './wire.js';
 
@@ -28,7 +29,9 @@ export function armsOf(requirement: Requirement): readonly Arm[] {
  * Registers one vitest case per arm of the requirement, named
  * `[arm] id: behavior`, each on a fresh stack that is disposed afterwards.
  * A declared known failure runs as `test.fails`, so it fails the run once it
- * starts passing (stale). Unknown ids throw at collection.
+ * starts passing (stale). On a reminder store the requirement does not apply
+ * to (`stores`), each case is registered skipped, saying why. Unknown ids
+ * throw at collection.
  */
 export function verifies(
   id: RequirementId,
@@ -37,6 +40,8 @@ export function verifies(
 ): void {
   const requirement: Requirement | undefined = requirements[id];
   if (requirement === undefined) throw new Error(`verifies: unknown requirement id ${String(id)}`);
+  const store = storeParameter();
+  const applies = requirement.stores?.includes(store) ?? true;
   for (const arm of armsOf(requirement)) {
     const known = requirement.knownFailures?.find(
       (f) => f.arm === arm && f.variant === options.variant,
@@ -53,7 +58,9 @@ export function verifies(
         await wire[Symbol.asyncDispose]();
       }
     };
-    if (known === undefined) test(name, body);
+    if (!applies)
+      test.skip(`${name} (not applicable on ${store}: ${requirement.storesNote})`, body);
+    else if (known === undefined) test(name, body);
     else test.fails(`${name} (known failure: ${known.reason})`, body);
   }
 }

@@ -43,3 +43,20 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected the call to fail, but it succeeded');
 }
+
+/**
+ * Polls `check` until it holds, for a condition no event announces (a
+ * database row, a connection's state); rejects after a bounded timeout that
+ * names what was awaited.
+ */
+export async function poll(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  ms = WAIT_MS,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,22 +1,34 @@
 import type { Task, TaskState } from '@a2a-js/sdk';
-import type { ServerCallContext } from '@a2a-js/sdk/server';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { within } from './wait.js';
 
 /**
- * The SDK's in-memory TaskStore that tells waiters when a task is saved, so a
- * case waits for the SDK to persist a state it drove instead of sleeping.
+ * An SDK TaskStore (the in-memory one unless given another, e.g. the SDK's
+ * DatabaseTaskStore that replicas share) that tells waiters when a task is
+ * saved through it, so a case waits for the SDK to persist a state it drove
+ * instead of sleeping.
  */
-export class WatchedTaskStore extends InMemoryTaskStore {
+export class WatchedTaskStore implements TaskStore {
   private readonly states = new Map<string, TaskState | undefined>();
   private readonly saved = new Map<string, Task>();
   private readonly waiters = new Set<() => void>();
 
-  override async save(task: Task, context: ServerCallContext): Promise<void> {
-    await super.save(task, context);
+  constructor(private readonly inner: TaskStore = new InMemoryTaskStore()) {}
+
+  async save(task: Task, context: ServerCallContext): Promise<void> {
+    await this.inner.save(task, context);
     this.states.set(task.id, task.status?.state);
     this.saved.set(task.id, structuredClone(task));
     for (const wake of [...this.waiters]) wake();
+  }
+
+  load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    return this.inner.load(taskId, context);
+  }
+
+  list(...args: Parameters<TaskStore['list']>): ReturnType<TaskStore['list']> {
+    return this.inner.list(...args);
   }
 
   /** Resolves once the latest save of `taskId` has `state`. */

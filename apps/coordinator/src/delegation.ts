@@ -1,0 +1,37 @@
+import type { SendMessageRequest } from '@a2a-js/sdk';
+import { Role } from '@a2a-js/sdk';
+
+/**
+ * The request that delegates a coding task: one user message of plain text,
+ * opening a new task. SendMessage returns at once with the task
+ * (`returnImmediately`), to be followed with SubscribeToTask;
+ * SendStreamingMessage streams it from the start either way.
+ */
+export function delegationRequest(text: string): SendMessageRequest {
+  return {
+    tenant: '',
+    message: {
+      messageId: crypto.randomUUID(),
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [
+        {
+          content: { $case: 'text', value: text },
+          mediaType: 'text/plain',
+          filename: '',
+          metadata: undefined,
+        },
+      ],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: {
+      acceptedOutputModes: ['text/plain'],
+      taskPushNotificationConfig: undefined,
+      returnImmediately: true,
+    },
+    metadata: undefined,
+  };
+}
