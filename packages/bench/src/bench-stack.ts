@@ -6,7 +6,12 @@ import {
 } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
-import type { ReminderLimits, ReminderService, ReminderStore } from '@a2a-reminders/core';
+import type {
+  ReminderChangeSignal,
+  ReminderLimits,
+  ReminderService,
+  ReminderStore,
+} from '@a2a-reminders/core';
 import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
 import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
@@ -31,6 +36,17 @@ export interface BenchStack {
 }
 
 /**
+ * What a replica shares with the others on one database (README, Replicas):
+ * the SDK's task store, so every replica answers for every task (R55), and
+ * the change signal, so events committed elsewhere reach this replica's
+ * streams (R52).
+ */
+export interface BenchReplicaWiring {
+  readonly taskStore: TaskStore;
+  readonly changeSignal: ReminderChangeSignal;
+}
+
+/**
  * The server of README, What it measures: one DefaultRequestHandler, the reminder
  * extension mounted as the binding READMEs show, the stock SDK routers mounted
  * a second time without it on the same handler (the goals.3), and no-op ceilings.
@@ -38,14 +54,16 @@ export interface BenchStack {
 export function createBenchStack(
   limits: Partial<ReminderLimits>,
   store?: ReminderStore,
+  replica?: BenchReplicaWiring,
 ): BenchStack {
-  const taskStore = new InMemoryTaskStore();
+  const taskStore = replica?.taskStore ?? new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
   const reminders = createReminderService({
     taskStore,
     eventBusManager,
     limits,
     ...(store === undefined ? {} : { store }),
+    ...(replica === undefined ? {} : { changeSignal: replica.changeSignal }),
   });
   const requestHandler = new DefaultRequestHandler(
     withTaskReminders(benchAgentCard(), reminders),

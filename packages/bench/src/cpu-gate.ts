@@ -4,7 +4,7 @@ import { processCpuUs } from './proc-cpu.js';
 const TICKS_PER_SEC = 100;
 
 /** CPU time all processes of the machine used so far (busy fields of /proc/stat), µs. */
-async function machineBusyUs(): Promise<number> {
+export async function machineBusyUs(): Promise<number> {
   const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0] ?? '';
   // cpu user nice system idle iowait irq softirq steal ...
   const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);

@@ -146,3 +146,10 @@ export function verdict(goal: Goal, s: Spread): string {
   if (!meets(bestRound, failAt)) return 'FAIL (every round)';
   return Math.abs(s.median - failAt) < s.max - s.min ? 'FAIL (within band: re-run)' : 'FAIL';
 }
+
+/**
+ * Issue 10: InjectTaskReminder req/s with two replicas on one PostgreSQL
+ * database, as a multiple of one replica's under the same load; judged on
+ * the median of per-round ratios (README, Replicas).
+ */
+export const REPLICA_SCALING_GOAL: Goal = { kind: 'min', target: 1.6 };

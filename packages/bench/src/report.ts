@@ -4,7 +4,8 @@ import type { MemoryResult } from './memory-phase.js';
 import type { Metric, Results } from './slice.js';
 import { type Spread, spread } from './stats.js';
 
-function table(rows: string[][]): string {
+/** Rows as aligned columns: the first left-aligned, the others right-aligned. */
+export function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
   return rows
     .map((r) =>
@@ -15,11 +16,12 @@ function table(rows: string[][]): string {
     .join('\n');
 }
 
-function fmt(value: number, digits: number): string {
+export function fmt(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }
 
-function cell(s: Spread, digits: number): string {
+/** `median (min–max)`, as every figure of the reports is given. */
+export function cell(s: Spread, digits: number): string {
   return `${fmt(s.median, digits)} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
 }
 

@@ -9,10 +9,21 @@ export interface ServerProcess extends ServerReady {
   stop(): void;
 }
 
-const script = fileURLToPath(new URL('./bench-server.js', import.meta.url));
+const benchServer = fileURLToPath(new URL('./bench-server.js', import.meta.url));
 
-/** Starts the bench server with --expose-gc and waits for its BENCH_SERVER line. */
-export async function startServer(args: readonly string[]): Promise<ServerProcess> {
+/** The store bench's server (`--store`, `--replicated`), as `startServer`'s `script`. */
+export const STORE_BENCH_SERVER = fileURLToPath(
+  new URL('./store-bench-server.js', import.meta.url),
+);
+
+/**
+ * Starts a bench server (by default the main bench's) with --expose-gc and
+ * waits for its BENCH_SERVER line.
+ */
+export async function startServer(
+  args: readonly string[],
+  script = benchServer,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--expose-gc', script, ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });

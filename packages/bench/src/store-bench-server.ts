@@ -4,6 +4,13 @@
 // rpcs it answers `POST /admin/turns?ms=&concurrency=`: a closed loop of turn
 // boundaries on seeded tasks with nothing pending, in process (a turn boundary
 // is the worker's own call, not an rpc), with the statements each one issued.
+//
+// With --replicated (the replica bench, README, Replicas; PostgreSQL only) it is
+// one replica of several on one database: the SDK's DatabaseTaskStore on the
+// same database, so every replica answers for every task (R55), and a
+// PostgresChangeSignal, so events committed on another replica reach the
+// streams of the tasks this one runs (R52). The SDK's task table must exist
+// (the replica bench runs `a2a-db upgrade` once before starting replicas).
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SendMessageRequest } from '@a2a-js/sdk';
@@ -14,10 +21,15 @@ import {
   ServerCallContext,
   UnauthenticatedUser,
 } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { ReminderStore } from '@a2a-reminders/core';
 import { InMemoryReminderStore } from '@a2a-reminders/core';
-import { DatabaseReminderStore, openReminderDatabase } from '@a2a-reminders/database';
-import { createBenchStack } from './bench-stack.js';
+import {
+  DatabaseReminderStore,
+  openReminderDatabase,
+  PostgresChangeSignal,
+} from '@a2a-reminders/database';
+import { type BenchReplicaWiring, createBenchStack } from './bench-stack.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { closedLoop } from './closed-loop.js';
 import { seedTasks } from './seed-tasks.js';
@@ -27,10 +39,15 @@ const argv = process.argv.slice(2);
 const storeUrl = stringFlag(argv, '--store') ?? 'memory';
 const taskCount = numberFlag(argv, '--tasks', 1000);
 const turnTaskCount = numberFlag(argv, '--turn-tasks', 200);
+const replicated = argv.includes('--replicated');
+if (replicated && !storeUrl.startsWith('postgres')) {
+  throw new Error('--replicated needs a postgres:// --store');
+}
 
 /** Statements the store issued since the last reset, for the per-turn count. */
 const counted = { all: 0, reminderTable: 0, taskTable: 0 };
 let store: ReminderStore;
+let replica: BenchReplicaWiring | undefined;
 if (storeUrl === 'memory') {
   store = new InMemoryReminderStore();
 } else {
@@ -43,6 +60,12 @@ if (storeUrl === 'memory') {
     },
   });
   store = new DatabaseReminderStore(db);
+  if (replicated) {
+    replica = {
+      taskStore: new DatabaseTaskStore(db),
+      changeSignal: await PostgresChangeSignal.start(storeUrl),
+    };
+  }
 }
 
 // The main bench's stack on this store; only its JSON-RPC path is loaded here.
@@ -52,7 +75,7 @@ const {
   taskStore,
   reminders,
   seededTaskIds: seeded,
-} = createBenchStack({}, store);
+} = createBenchStack({}, store, replica);
 
 // Turn boundaries run on tasks of their own, which no inject targets.
 const turnTasks: Array<{ context: RequestContext; bus: ExecutionEventBus }> = [];
