@@ -203,7 +203,8 @@ describe('TaskLeaseKeeper', () => {
       surfaced: 'ACTIVE',
       'never-surfaced': 'PENDING',
     });
-    expect(await leaseHolder(a, 'died')).toBe('replica-a');
+    expect(await leaseHolder(a, 'died')).toBe(a.keeper.holder);
+    expect(a.keeper.holder).toMatch(/^replica-a#/);
 
     // Replica A's process "dies": no more heartbeats, its lease left behind.
     await a.keeper.close();
@@ -233,6 +234,23 @@ describe('TaskLeaseKeeper', () => {
     await b.keeper.close();
   });
 
+  it('a replica restarted under the same id does not renew the leases its dead run left', async () => {
+    const first = await replica('replica-same');
+    await first.taskStore.save(working('orphan'), ctx);
+    await runTask(first, 'orphan');
+    // The first run dies holding the lease; a new process starts with the same id.
+    await first.keeper.close();
+    const restarted = await replica('replica-same');
+    expect(restarted.keeper.holder).not.toBe(first.keeper.holder);
+    restarted.keeper.start();
+    await until(
+      async () => (await stateOf(restarted, 'orphan'))?.state === TaskState.TASK_STATE_FAILED,
+      "the restarted replica to end its predecessor's task",
+    );
+    expect(statusText(await stateOf(restarted, 'orphan'))).toBe(REASON);
+    await restarted.keeper.close();
+  });
+
   it('a task whose replica keeps heartbeating is not ended, while a dead lease of the same length is', async () => {
     // A generous lease, heartbeats far more often: 40 may be late in a row before it lapses.
     const live = await replica('replica-live', { leaseMs: 2_000, reapIntervalMs: 50 });
@@ -257,7 +275,7 @@ describe('TaskLeaseKeeper', () => {
 
     expect((await stateOf(reaper, 'alive'))?.state).toBe(TaskState.TASK_STATE_WORKING);
     expect(await reminderStates(reaper, 'alive')).toEqual({ kept: 'ACTIVE' });
-    expect(await leaseHolder(reaper, 'alive')).toBe('replica-live');
+    expect(await leaseHolder(reaper, 'alive')).toBe(live.keeper.holder);
     expect([...live.ended, ...reaper.ended]).toEqual([keyOf('dead-twin')]);
     expect(live.errors).toEqual([]);
     expect(reaper.errors).toEqual([]);
@@ -281,7 +299,7 @@ describe('TaskLeaseKeeper', () => {
     await cut.keeper.reapNow();
     expect(cut.errors.map(String)).toEqual([
       expect.stringMatching(
-        /task lease lost: replica replica-cut .* task cut-off \(tenant "acme", owner "alice"\)/,
+        /task lease lost: replica replica-cut#\w+ .* task cut-off \(tenant "acme", owner "alice"\)/,
       ),
     ]);
     // Reported once, not at every heartbeat.
@@ -324,7 +342,7 @@ describe('TaskLeaseKeeper', () => {
       expect.stringMatching(/could not end task unreadable, abandoned by replica replica-gone-3/),
     ]);
     // Its claim stays, unrenewed, so a reap retries it once it runs out.
-    expect(await leaseHolder(reaper, 'unreadable')).toBe('replica-reaper-3 (reaping)');
+    expect(await leaseHolder(reaper, 'unreadable')).toBe(`${reaper.keeper.holder} (reaping)`);
     expect(await leaseHolder(reaper, 'fine')).toBeUndefined();
     expect(await leaseHolder(reaper, 'finished')).toBeUndefined();
     await sql`update ${sql.table(TASK_LEASES_TABLE)} set expires_ms = 0
