@@ -91,17 +91,17 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // PostgreSQL: replicas may share the database, so a task whose replica
   // dies is ended by a lease that expires (R53), never by a restart's scan.
   const replica =
-    stores.db !== undefined && stores.changeSignal !== undefined
+    stores.leaseDb !== undefined && stores.changeSignal !== undefined
       ? {
           id: options.replicaId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
           leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
         }
       : undefined;
   const keeper =
-    replica === undefined || stores.db === undefined
+    replica === undefined || stores.leaseDb === undefined
       ? undefined
       : new TaskLeaseKeeper({
-          db: stores.db,
+          db: stores.leaseDb,
           taskStore,
           reminders,
           replicaId: replica.id,

@@ -30,6 +30,12 @@ export interface WorkerStores {
    * events reach the replica running a task from any other (R52).
    */
   readonly changeSignal: ReminderChangeSignal | undefined;
+  /**
+   * PostgreSQL only: connections of the task-lease heartbeat's own (R53),
+   * so that requests queued for the main pool never delay it past a lease
+   * and make a live replica look dead.
+   */
+  readonly leaseDb: Kysely<unknown> | undefined;
   close(): Promise<void>;
 }
 
@@ -59,18 +65,22 @@ export async function openWorkerStores(url: string): Promise<WorkerStores> {
       reminderStore: new InMemoryReminderStore(),
       db: undefined,
       changeSignal: undefined,
+      leaseDb: undefined,
       close: async () => {},
     };
   }
   await migrateSdkTaskTable(location);
   const db = await openReminderDatabase(location);
   let signal: PostgresChangeSignal | undefined;
+  let leaseDb: Kysely<unknown> | undefined;
   try {
     await migrateReminderStore(db);
     if (parseDatabaseUrl(location).dialect === 'postgres') {
       signal = await PostgresChangeSignal.start(location);
+      leaseDb = await openReminderDatabase(location, { poolSize: 2 });
     }
   } catch (error) {
+    await signal?.close();
     await db.destroy();
     throw error;
   }
@@ -80,8 +90,10 @@ export async function openWorkerStores(url: string): Promise<WorkerStores> {
     reminderStore: new DatabaseReminderStore(db),
     db,
     changeSignal: signal,
+    leaseDb,
     close: async () => {
       await signal?.close();
+      await leaseDb?.destroy();
       await db.destroy();
     },
   };

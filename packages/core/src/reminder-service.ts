@@ -211,13 +211,13 @@ class DefaultReminderService implements ReminderService {
         this.buses.knowHistory(real, requestContext.task?.history);
         const bus = this.endingBus(real, requestContext, false);
         const key = this.keyOf(requestContext.context, requestContext.taskId);
-        // R52: this replica runs the task, so it delivers the task's events committed anywhere.
-        // Without replicas nothing is awaited here: the executor starts in the same tick.
-        const unfollow =
-          this.replicas === undefined
-            ? undefined
-            : await this.replicas.follow(key, real, fallbackOf(requestContext));
         try {
+          // R52: this replica runs the task, so it delivers the task's events
+          // committed anywhere, for as long as the bus lives. Without replicas
+          // nothing is awaited here: the executor starts in the same tick.
+          if (this.replicas !== undefined) {
+            await this.replicas.follow(key, real, fallbackOf(requestContext));
+          }
           await executor.execute(requestContext, bus);
           await bus.drain();
         } catch (error) {
@@ -234,7 +234,6 @@ class DefaultReminderService implements ReminderService {
           throw error;
         } finally {
           bus.settleFirstEvent();
-          unfollow?.();
         }
       },
       cancelTask: async (taskId, eventBus) => {

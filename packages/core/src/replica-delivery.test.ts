@@ -91,7 +91,7 @@ async function started(f: ReturnType<typeof fixture>) {
       metadata: undefined,
     }),
   );
-  return f.delivery.follow(key, f.bus, fallback);
+  await f.delivery.follow(key, f.bus, fallback);
 }
 
 async function settle(f: ReturnType<typeof fixture>): Promise<void> {
@@ -138,31 +138,62 @@ describe('replica delivery', () => {
     expect(next.seq).toBe(2);
   });
 
-  it('R54: a failed read does not fail the committing caller; the next wake-up delivers', async () => {
+  it('R54: a read failing on every attempt does not fail the committing caller; a retry delivers', async () => {
     const f = fixture();
     await started(f);
     f.append(['b1']);
     const ours = f.append(['a1']);
-    f.failNextReads(1);
+    f.failNextReads(3);
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     await expect(
       f.delivery.committed(key, ours.seq, ours.events, fallback),
     ).resolves.toBeUndefined();
     expect(errors).toHaveBeenCalledOnce();
-    errors.mockRestore();
     expect(f.delivered()).toEqual([]);
-    f.wakeAll();
-    await vi.waitFor(() => expect(f.delivered()).toEqual(['b1', 'a1']));
+    await vi.waitFor(() => expect(f.delivered()).toEqual(['b1', 'a1']), { timeout: 30_000 });
+    errors.mockRestore();
   });
 
-  it('stops listening once the last execution following the task ends', async () => {
+  it('R54: a failed read is retried on its own, with no further wake-up or commit', async () => {
     const f = fixture();
-    const stopFirst = await started(f);
-    const stopSecond = await f.delivery.follow(key, f.bus, fallback);
-    stopFirst();
-    expect(f.delivery.follows(key)).toBe(true);
-    stopSecond();
+    await started(f);
+    f.append(['b1']);
+    f.failNextReads(2);
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    f.wakeAll();
+    await vi.waitFor(() => expect(f.delivered()).toEqual(['b1']), { timeout: 30_000 });
+    expect(errors).toHaveBeenCalledTimes(2);
+    errors.mockRestore();
+  });
+
+  it('follows for as long as the bus lives, across executions, and stops when it finishes', async () => {
+    const f = fixture();
+    await started(f);
+    // A second execution on the same bus (a follow-up after INPUT_REQUIRED) changes nothing.
+    await f.delivery.follow(key, f.bus, fallback);
+    expect(f.wakes.size).toBe(1);
+    f.bus.finished();
     expect(f.delivery.follows(key)).toBe(false);
+    expect(f.wakes.size).toBe(0);
+  });
+
+  it('follows nothing when the log cannot be read at the start', async () => {
+    const f = fixture();
+    const log: ReminderEventLog = {
+      lastSeq: async () => {
+        throw new Error('connection reset');
+      },
+      after: async () => [],
+    };
+    const signal: ReminderChangeSignal = {
+      subscribe: (_k, wake) => {
+        f.wakes.add(wake);
+        return () => f.wakes.delete(wake);
+      },
+    };
+    const broken = new ReplicaDelivery(log, signal, new BusRegistry(1));
+    await expect(broken.follow(key, f.bus, fallback)).rejects.toThrow('connection reset');
+    expect(broken.follows(key)).toBe(false);
     expect(f.wakes.size).toBe(0);
   });
 });

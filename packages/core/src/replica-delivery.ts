@@ -9,6 +9,11 @@ import { storeKeyString } from './store.js';
 
 /** Batches one catch-up read takes from the log. */
 const CATCH_UP_PAGE = 128;
+/** A failed log read is retried after this long, doubling up to {@link MAX_RETRY_MS}. */
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 5_000;
+/** Reads a commit waits for before its caller goes on without the batch (R54). */
+const INLINE_ATTEMPTS = 3;
 
 /** A task whose execution runs on this replica: where its committed events go, and how far. */
 interface Follower {
@@ -25,7 +30,10 @@ interface Follower {
   /** Steps queued on the chain and not finished; 0: a batch next in line can go out now. */
   queued: number;
   catchUpQueued: boolean;
-  executions: number;
+  /** Backoff of the next retry after a failed read; reset by a read that succeeds. */
+  retryMs: number;
+  retryTimer: ReturnType<typeof setTimeout> | undefined;
+  stopped: boolean;
   unsubscribe: () => void;
 }
 
@@ -53,22 +61,27 @@ export class ReplicaDelivery {
   ) {}
 
   /**
-   * Follows the task while its execution runs here; the returned function
-   * stops. Batches committed before this call are not delivered: without
-   * replicas they would have found no stream either (R32: they stay listable).
+   * Follows the task for as long as its SDK bus lives here: from an
+   * execution's start until the bus is finished, through any wait in
+   * INPUT_REQUIRED in between (the SDK keeps the bus for follow-up sends and
+   * resubscribers, and fates committed elsewhere meanwhile are held for them,
+   * R30). Following again with the same bus is a no-op. Batches committed
+   * before the first call are not delivered: without replicas they would
+   * have found no stream either (R32: they stay listable). Throws, following
+   * nothing, when the log cannot be read.
    */
   async follow(
     key: ReminderStoreKey,
     bus: ExecutionEventBus,
     fallback: StatusFallback,
-  ): Promise<() => void> {
+  ): Promise<void> {
     const k = storeKeyString(key);
     const existing = this.followers.get(k);
     if (existing !== undefined && existing.bus === bus) {
-      existing.executions += 1;
-      return () => this.unfollow(k, existing);
+      existing.fallback = fallback;
+      return;
     }
-    existing?.unsubscribe();
+    if (existing !== undefined) this.stop(k, existing);
     const follower: Follower = {
       key,
       taskId: key.taskId,
@@ -79,17 +92,24 @@ export class ReplicaDelivery {
       chain: Promise.resolve(),
       queued: 0,
       catchUpQueued: false,
-      executions: 1,
+      retryMs: FIRST_RETRY_MS,
+      retryTimer: undefined,
+      stopped: false,
       unsubscribe: () => {},
     };
     this.followers.set(k, follower);
     // Subscribe before reading the position: a batch committed in between
     // wakes the follower, which then reads it from the log.
     follower.unsubscribe = this.signal.subscribe(key, () => this.wake(follower));
-    await this.enqueue(follower, async () => {
-      follower.cursor = await this.log.lastSeq(key);
-    });
-    return () => this.unfollow(k, follower);
+    try {
+      await this.enqueue(follower, async () => {
+        follower.cursor = await this.log.lastSeq(key);
+      });
+    } catch (error) {
+      this.stop(k, follower);
+      throw error;
+    }
+    bus.on('finished', () => this.stop(k, follower));
   }
 
   /** Whether this replica runs the task's execution (and so delivers its events). */
@@ -119,25 +139,57 @@ export class ReplicaDelivery {
       this.deliver(follower, seq, events);
       return Promise.resolve();
     }
-    // The batch is committed whatever happens here: a failed read is logged and
-    // retried at the next wake-up or commit (the cursor stays), never answered
-    // to the caller as if the step had failed.
-    return this.enqueue(follower, () => this.catchUp(follower, seq)).catch((error: unknown) =>
-      reportReadFailure(follower, error),
+    // The batch is committed whatever happens here: a read that keeps failing
+    // is logged and retried later (the cursor stays), never answered to the
+    // caller as if the step had failed.
+    return this.enqueue(follower, () => this.catchUp(follower, seq, INLINE_ATTEMPTS)).catch(
+      (error: unknown) => this.failed(follower, error),
     );
   }
 
   private wake(follower: Follower): void {
-    if (follower.catchUpQueued) return;
+    if (follower.catchUpQueued || follower.stopped) return;
     follower.catchUpQueued = true;
     this.enqueue(follower, async () => {
       follower.catchUpQueued = false;
-      await this.catchUp(follower, undefined);
-    }).catch((error: unknown) => reportReadFailure(follower, error));
+      await this.catchUp(follower, undefined, 1);
+    }).catch((error: unknown) => this.failed(follower, error));
   }
 
-  /** Reads and delivers the log after the cursor (at least up to `upTo`, when given). */
-  private async catchUp(follower: Follower, upTo: number | undefined): Promise<void> {
+  /** R54: a read that failed is logged and tried again later, until one succeeds or the bus ends. */
+  private failed(follower: Follower, error: unknown): void {
+    console.error(`task reminders: reading task ${follower.taskId}'s event log failed`, error);
+    if (follower.stopped || follower.retryTimer !== undefined) return;
+    follower.retryTimer = setTimeout(() => {
+      follower.retryTimer = undefined;
+      this.wake(follower);
+    }, follower.retryMs);
+    follower.retryTimer.unref?.();
+    follower.retryMs = Math.min(MAX_RETRY_MS, follower.retryMs * 2);
+  }
+
+  /**
+   * Reads and delivers the log after the cursor (at least up to `upTo`, when
+   * given), trying a failed read up to `attempts` times.
+   */
+  private async catchUp(
+    follower: Follower,
+    upTo: number | undefined,
+    attempts: number,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.readLog(follower, upTo);
+        follower.retryMs = FIRST_RETRY_MS;
+        return;
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_MS * 2 ** attempt));
+      }
+    }
+  }
+
+  private async readLog(follower: Follower, upTo: number | undefined): Promise<void> {
     for (;;) {
       const cursor = follower.cursor ?? 0;
       if (upTo !== undefined && cursor >= upTo) return;
@@ -167,14 +219,10 @@ export class ReplicaDelivery {
     return run;
   }
 
-  private unfollow(k: string, follower: Follower): void {
-    follower.executions -= 1;
-    if (follower.executions > 0) return;
+  private stop(k: string, follower: Follower): void {
+    follower.stopped = true;
+    clearTimeout(follower.retryTimer);
     follower.unsubscribe();
     if (this.followers.get(k) === follower) this.followers.delete(k);
   }
-}
-
-function reportReadFailure(follower: Follower, error: unknown): void {
-  console.error(`task reminders: reading task ${follower.taskId}'s event log failed`, error);
 }

@@ -280,10 +280,36 @@ describe('TaskLeaseKeeper', () => {
     expect(live.errors).toEqual([]);
     expect(reaper.errors).toEqual([]);
 
-    // The execution ends: its lease is released.
+    // The execution ends: its lease is handed to a name no heartbeat renews,
+    // so a reaper ends the task if the replica dies before the SDK stores its
+    // last status, and drops the lease otherwise.
     run.finish();
     await run.execution;
-    expect(await leaseHolder(reaper, 'alive')).toBeUndefined();
+    expect(await leaseHolder(reaper, 'alive')).toBe(`${live.keeper.holder} (returned)`);
+  });
+
+  it('a returned execution whose last status never reached the store is ended; a finished one is left', async () => {
+    const a = await replica('replica-returning');
+    const reaper = await replica('replica-reaper-4');
+    const lost = await runTask(a, 'status-lost');
+    const done = await runTask(a, 'status-saved');
+    lost.finish();
+    done.finish();
+    await Promise.all([lost.execution, done.execution]);
+    // The SDK saved one task's COMPLETED; the replica died before saving the other's.
+    const saved = working('status-saved');
+    await a.taskStore.save(
+      { ...saved, status: { ...saved.status, state: TaskState.TASK_STATE_COMPLETED } } as Task,
+      ctx,
+    );
+    await a.keeper.close();
+    await until(async () => {
+      await reaper.keeper.reapNow();
+      return (await leaseHolder(reaper, 'status-saved')) === undefined;
+    }, 'both handed-over leases to be reaped');
+    expect((await stateOf(reaper, 'status-lost'))?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect((await stateOf(reaper, 'status-saved'))?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(reaper.ended).toEqual([keyOf('status-lost')]);
   });
 
   it('reports a lease lost to a reaper, naming the task, and leaves the execution running', async () => {

@@ -16,7 +16,12 @@ import { TaskLeases } from './task-leases.js';
 const CLAIM_BATCH = 100;
 
 export interface TaskLeaseKeeperOptions {
-  /** The PostgreSQL database every replica shares (tasks, reminders, leases). */
+  /**
+   * The PostgreSQL database every replica shares, for the lease table only.
+   * Give the keeper a Kysely instance of its own (a pool of 2 is plenty):
+   * on the pool that serves requests, a backlog of queued calls would delay
+   * heartbeats past the lease and make this live replica look dead (R53).
+   */
   readonly db: Kysely<unknown>;
   /** The SDK TaskStore the replicas' request handlers use. */
   readonly taskStore: TaskStore;
@@ -93,6 +98,8 @@ export class TaskLeaseKeeper {
   readonly holder: string;
   /** A reaper's claim is held under this name, which no heartbeat renews. */
   private readonly claimant: string;
+  /** An execution that returned hands its lease to this name, which no heartbeat renews. */
+  private readonly returned: string;
   private readonly held = new Map<string, HeldLease>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private heartbeating: Promise<void> | undefined;
@@ -119,6 +126,7 @@ export class TaskLeaseKeeper {
     this.onError = options.onError ?? ((error) => console.error(error));
     this.holder = `${options.replicaId}#${randomUUID().slice(0, 8)}`;
     this.claimant = `${this.holder} (reaping)`;
+    this.returned = `${this.holder} (returned)`;
   }
 
   /**
@@ -192,7 +200,11 @@ export class TaskLeaseKeeper {
     // A lease reported lost is no longer this replica's: its row, if any, is someone else's.
     if (lease.executions > 0 || this.held.get(lease.id) !== lease) return;
     this.held.delete(lease.id);
-    const release = this.leases.release(lease.key, this.holder).catch((error) => {
+    // Handed over, not deleted: the SDK stores the execution's last status
+    // after it returns, and a replica dying in between must not leave the
+    // task WORKING with no lease (R53). A reaper drops it later.
+    const release = this.leases.handOver(lease.key, this.holder, this.returned, this.leaseMs);
+    const settled = release.catch((error) => {
       // The execution's own outcome stands; the lease expires and a reaper
       // finds the task no longer running.
       this.onError(
@@ -201,11 +213,11 @@ export class TaskLeaseKeeper {
         }),
       );
     });
-    this.releasing.add(release);
+    this.releasing.add(settled);
     try {
-      await release;
+      await settled;
     } finally {
-      this.releasing.delete(release);
+      this.releasing.delete(settled);
     }
   }
 
@@ -254,6 +266,9 @@ export class TaskLeaseKeeper {
         const key = { tenant: lease.tenant, owner: lease.owner, taskId: lease.taskId };
         let ended: boolean;
         try {
+          // A new execution took the task over, or this claim ran out and
+          // another reaper has it: not ours to end.
+          if (!(await this.leases.extendClaim(key, this.claimant, this.leaseMs))) continue;
           ended = await endAbandonedTask(key, {
             taskStore: this.options.taskStore,
             reminders: this.options.reminders,

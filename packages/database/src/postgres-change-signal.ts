@@ -8,6 +8,11 @@ export interface PostgresChangeSignalOptions {
   readonly reconnectMs?: number;
   /** Longest wait between reconnect attempts, in ms; default 5 000. */
   readonly maxReconnectMs?: number;
+  /**
+   * How often the LISTEN connection is checked with a query, in ms (default
+   * 10 000); one that does not answer within this long counts as lost.
+   */
+  readonly checkMs?: number;
   /** Reports a lost connection or a failed reconnect (default: console.error). */
   readonly onError?: (error: unknown) => void;
 }
@@ -29,6 +34,8 @@ export class PostgresChangeSignal implements ReminderChangeSignal {
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private checking = false;
 
   private constructor(
     private readonly connect: () => Client,
@@ -42,10 +49,15 @@ export class PostgresChangeSignal implements ReminderChangeSignal {
   ): Promise<PostgresChangeSignal> {
     const { default: pg } = (await import('pg')) as unknown as { default: typeof import('pg') };
     const signal = new PostgresChangeSignal(
-      () => new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 }),
+      // keepAlive: the kernel notices a peer gone without a reset (a NAT or
+      // a failover dropping the connection) instead of leaving it half-open.
+      () =>
+        new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, keepAlive: true }),
       options,
     );
     await signal.listen();
+    signal.checkTimer = setInterval(() => signal.check(), options.checkMs ?? 10_000);
+    signal.checkTimer.unref();
     return signal;
   }
 
@@ -73,6 +85,7 @@ export class PostgresChangeSignal implements ReminderChangeSignal {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.checkTimer);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => {});
@@ -96,6 +109,31 @@ export class PostgresChangeSignal implements ReminderChangeSignal {
     }
     this.client = client;
     this.attempt = 0;
+  }
+
+  /**
+   * R54: a connection can be dead with no error to say so (half-open). A
+   * query that fails or does not answer in time counts as a lost
+   * connection: reconnect, then wake every follower to read the log.
+   */
+  private check(): void {
+    const client = this.client;
+    if (client === undefined || this.checking) return;
+    this.checking = true;
+    const limitMs = this.options.checkMs ?? 10_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the LISTEN connection did not answer within ${limitMs} ms`)),
+        limitMs,
+      );
+    });
+    Promise.race([client.query('select 1'), timeout])
+      .catch((error: unknown) => this.lost(client, error))
+      .finally(() => {
+        clearTimeout(timer);
+        this.checking = false;
+      });
   }
 
   private notified(notification: Notification): void {

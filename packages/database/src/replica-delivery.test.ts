@@ -1,4 +1,4 @@
-import { Task } from '@a2a-js/sdk';
+import { Task, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutionEvent, ExecutionEventBus } from '@a2a-js/sdk/server';
 import {
   AgentEvent,
@@ -53,11 +53,12 @@ const taskStore = new InMemoryTaskStore();
 /** What the LISTEN connections reported (the R54 test cuts them on purpose). */
 const reported: unknown[] = [];
 
-async function replica(): Promise<Replica> {
+async function replica(checkMs?: number): Promise<Replica> {
   const db = await database.open({ poolSize: 4 });
   const store = new DatabaseReminderStore(db);
   const signal = await PostgresChangeSignal.start(database.url, {
     reconnectMs: 50,
+    ...(checkMs === undefined ? {} : { checkMs }),
     onError: (error) => reported.push(error),
   });
   const service = createReminderService({
@@ -181,6 +182,82 @@ describe('replicas on one PostgreSQL database', () => {
     const expected = (await logged(a, 'r54')).map(describeEvent);
     expect(expected).toEqual(['displaced:before']);
     await until(() => run.delivered().length >= 1, 'the event committed while A was deaf');
+    expect(run.delivered().map(describeEvent)).toEqual(expected);
+    run.finish();
+  });
+
+  it('R52, R30: fates committed elsewhere while the task waits in INPUT_REQUIRED reach its stream when it resumes', async () => {
+    const a = await replica();
+    const b = await replica();
+    const taskId = 'waiting';
+    const task = Task.fromJSON({
+      id: taskId,
+      contextId: `ctx-${taskId}`,
+      status: { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:00.000Z' },
+    });
+    await taskStore.save(task, ctx);
+    // The SDK keeps the bus of a task left INPUT_REQUIRED for the follow-up send.
+    const bus = new DefaultExecutionEventBusManager().createOrGetByTaskId(taskId, ctx);
+    const seen: AgentExecutionEvent[] = [];
+    bus.on('event', (e) => seen.push(e));
+    const request = { message: { messageId: 'm', role: 'ROLE_USER', parts: [], taskId } };
+    const requestContext = new RequestContext(request as never, taskId, task.contextId, ctx, task);
+    const status = (state: TaskState) => ({
+      taskId,
+      contextId: task.contextId,
+      status: { state, message: undefined, timestamp: '2026-01-01T00:00:01.000Z' },
+      metadata: undefined,
+    });
+    let phase = 0;
+    const wrapped = a.service.wrapExecutor({
+      execute: async (_rc, eventBus) => {
+        phase += 1;
+        if (phase === 1) {
+          eventBus.publish(AgentEvent.task(task));
+          eventBus.publish(AgentEvent.statusUpdate(status(TaskState.TASK_STATE_INPUT_REQUIRED)));
+        } else {
+          eventBus.publish(AgentEvent.statusUpdate(status(TaskState.TASK_STATE_WORKING)));
+        }
+      },
+      cancelTask: async () => {},
+    });
+    await wrapped.execute(requestContext, bus);
+    await inject(a, taskId, 'on-a', 'k');
+    await inject(b, taskId, 'on-b', 'k');
+    // Both fates are committed; the one from B goes through the log while A's execution is over.
+    await until(async () => (await logged(a, taskId)).length === 1, 'the displacement in the log');
+    await wrapped.execute(requestContext, bus);
+    await until(() => seen.flatMap((e) => reminderEventsOf(e)).length >= 1, 'the held fate');
+    expect(seen.flatMap((e) => reminderEventsOf(e)).map(describeEvent)).toEqual(
+      (await logged(a, taskId)).map(describeEvent),
+    );
+  });
+
+  it('R54: a LISTEN connection that stops answering (half-open) is replaced, and the follower catches up', async () => {
+    const a = await replica(200);
+    const b = await replica();
+    const run = await runTask(a, 'r54-stalled');
+    await inject(b, 'r54-stalled', 'first', 'k');
+    const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity
+      where datname = current_database() and query = 'LISTEN a2a_reminders_events'`.execute(a.db);
+    const pids = rows.map((r) => r.pid);
+    expect(pids.length).toBeGreaterThan(0);
+    // The server side of the LISTEN connections stops answering, with no error on the socket.
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    try {
+      // Committed while A is deaf: only the catch-up after its reconnect can bring it.
+      await inject(b, 'r54-stalled', 'second', 'k');
+      await until(
+        () => reported.some((e) => /did not answer/.test(String(e))),
+        'the check to fail',
+      );
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    }
+    await until(() => a.signal.listening, 'A to listen again');
+    const expected = (await logged(a, 'r54-stalled')).map(describeEvent);
+    expect(expected).toEqual(['displaced:first']);
+    await until(() => run.delivered().length >= 1, 'the displacement on A');
     expect(run.delivered().map(describeEvent)).toEqual(expected);
     run.finish();
   });

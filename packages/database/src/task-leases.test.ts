@@ -110,6 +110,29 @@ describe('TaskLeases', () => {
     await leases.release(key('rel-1'), 'rel-r2');
   });
 
+  it("handOver moves only the caller's lease to a name no heartbeat renews", async () => {
+    await leases.acquire(key('hand-1'), 'hand-r1', 60_000);
+    await leases.handOver(key('hand-1'), 'hand-other', 'x (returned)', 60_000);
+    expect(await rows('hand-1')).toEqual([{ task_id: 'hand-1', holder: 'hand-r1', live: true }]);
+    await leases.handOver(key('hand-1'), 'hand-r1', 'hand-r1 (returned)', 60_000);
+    expect(await rows('hand-1')).toEqual([
+      { task_id: 'hand-1', holder: 'hand-r1 (returned)', live: true },
+    ]);
+    expect(await leases.renew('hand-r1', 60_000)).toEqual([]);
+  });
+
+  it('extendClaim holds only while the claimant still has the lease', async () => {
+    await leases.acquire(key('ext-1'), 'ext-gone', 60_000);
+    await expire('ext-1');
+    const claimed = await leases.claimExpired('ext-reaper', 100, 60_000);
+    expect(ids(claimed)).toContain('ext-1');
+    expect(await leases.extendClaim(key('ext-1'), 'ext-reaper', 60_000)).toBe(true);
+    // A new execution of the task starts meanwhile: the reaper must leave it be.
+    await leases.acquire(key('ext-1'), 'ext-new', 60_000);
+    expect(await leases.extendClaim(key('ext-1'), 'ext-reaper', 60_000)).toBe(false);
+    expect(await rows('ext-1')).toEqual([{ task_id: 'ext-1', holder: 'ext-new', live: true }]);
+  });
+
   it('claimExpired takes over only expired leases, once, and an abandoned claim is claimed again', async () => {
     await leases.acquire(key('clm-dead', 'acme', 'alice'), 'clm-gone', 60_000);
     await leases.acquire(key('clm-live'), 'clm-alive', 60_000);

@@ -91,6 +91,51 @@ export class TaskLeases<DB = unknown> {
     return rows.map((row) => ({ tenant: row.tenant, owner: row.owner, taskId: row.task_id }));
   }
 
+  /**
+   * Hands the task's lease, if `holder` still has it, to `toHolder` for
+   * `leaseMs`: a name no heartbeat renews. An execution that returned hands
+   * its lease over rather than deleting it, because the SDK stores the
+   * execution's last status after it returns: a replica that dies in between
+   * leaves a task stored WORKING, which the handed-over lease still lets a
+   * reaper end. A task found ended by then is left as it is.
+   */
+  async handOver(
+    key: ReminderStoreKey,
+    holder: string,
+    toHolder: string,
+    leaseMs: number,
+  ): Promise<void> {
+    checkLeaseMs(leaseMs);
+    await this.db
+      .updateTable(TASK_LEASES_TABLE)
+      .set({ holder: toHolder, expires_ms: expiryIn(leaseMs) })
+      .where('tenant', '=', key.tenant)
+      .where('owner', '=', key.owner)
+      .where('task_id', '=', key.taskId)
+      .where('holder', '=', holder)
+      .execute();
+  }
+
+  /**
+   * Extends a claim by `claimMs` if `claimant` still has it, and says
+   * whether it did. A reaper checks just before ending a task, so it never
+   * ends one that a new execution took over meanwhile, nor one whose claim
+   * ran out and another reaper took (R53).
+   */
+  async extendClaim(key: ReminderStoreKey, claimant: string, claimMs: number): Promise<boolean> {
+    checkLeaseMs(claimMs);
+    const rows = await this.db
+      .updateTable(TASK_LEASES_TABLE)
+      .set({ expires_ms: expiryIn(claimMs) })
+      .where('tenant', '=', key.tenant)
+      .where('owner', '=', key.owner)
+      .where('task_id', '=', key.taskId)
+      .where('holder', '=', claimant)
+      .returning('task_id')
+      .execute();
+    return rows.length > 0;
+  }
+
   /** Deletes the task's lease if `holder` still has it (never one another replica took over). */
   async release(key: ReminderStoreKey, holder: string): Promise<void> {
     await this.db
