@@ -66,7 +66,7 @@ export type {
   StoredReminderState,
   TaskEndMark,
 } from './store.js';
-export { isLiveState } from './store.js';
+export { isLiveState, storeKeyString } from './store.js';
 export { reminderBatchOf, reminderEventsOf } from './stream-events.js';
 export { ACCEPTING_STATES, HOLDING_STATES, TERMINAL_STATES } from './task-states.js';
 export {

@@ -9,6 +9,7 @@ import type {
   ReminderTransaction,
   StoredReminder,
 } from '@a2a-reminders/core';
+import { storeKeyString } from '@a2a-reminders/core';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { ReminderDialect } from './dialect.js';
@@ -48,6 +49,8 @@ type JoinedRow = {
 export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
   private readonly db: Kysely<ReminderDatabase>;
   readonly dialect: ReminderDialect;
+  /** The last queued transaction of each task with one queued or running (see `transact`). */
+  private readonly queues = new Map<string, Promise<void>>();
   /** R52, R54: each task's committed event batches, for replicas (see PostgresChangeSignal). */
   readonly eventLog: ReminderEventLog = {
     lastSeq: async (key) => {
@@ -87,12 +90,29 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
     key: ReminderStoreKey,
     mutate: (tx: ReminderTransaction) => Promise<T>,
   ): Promise<T> {
-    return inTaskTransaction(this.db, this.dialect, key, async (q, row) => {
-      const tx = new SqlReminderTransaction(q, this.dialect, row);
-      const result = await mutate(tx);
-      await tx.finish();
-      return result;
-    });
+    // A task's transactions queue here, in process, before they take a
+    // connection: the database serializes them on the task's row anyway, and
+    // a burst on one task waiting for that lock with pooled connections
+    // would leave none for other tasks (and time out in the pool's queue).
+    const k = storeKeyString(key);
+    const run = (this.queues.get(k) ?? Promise.resolve()).then(() =>
+      inTaskTransaction(this.db, this.dialect, key, async (q, row) => {
+        const tx = new SqlReminderTransaction(q, this.dialect, row);
+        const result = await mutate(tx);
+        await tx.finish();
+        return result;
+      }),
+    );
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.queues.set(k, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.queues.get(k) === settled) this.queues.delete(k);
+    }
   }
 
   async read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {

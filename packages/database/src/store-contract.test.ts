@@ -2,6 +2,7 @@ import type { ReminderStore, ReminderWrite } from '@a2a-reminders/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openReminderDatabase } from './connect.js';
+import { DatabaseReminderStore } from './database-reminder-store.js';
 import type { StoreKind } from './testing/store-fixture.js';
 import { STORE_KINDS, StoreFixture } from './testing/store-fixture.js';
 
@@ -234,7 +235,9 @@ describe.each<StoreKind>(STORE_KINDS)('ReminderStore contract on %s', (kind) => 
       order.push('slow:end');
     });
     await started;
-    const fast = store.transact(key, async (tx) => {
+    // Through another store instance: the database's lock must serialize
+    // them, not the first store's own in-process queue.
+    const fast = fixture.twin().transact(key, async (tx) => {
       order.push(`fast:${tx.turn}`);
     });
     // Release the slow transaction only once the fast one is seen waiting for
@@ -247,6 +250,42 @@ describe.each<StoreKind>(STORE_KINDS)('ReminderStore contract on %s', (kind) => 
     }
     await Promise.all([slow, fast]);
     expect(order).toEqual(['slow:start', 'slow:end', 'fast:1']);
+  });
+
+  it('queues a burst on one task in process, so it never takes every pooled connection', async () => {
+    if (kind !== 'postgres') return;
+    const db = await openReminderDatabase(fixture.url ?? '', { poolSize: 2 });
+    try {
+      const narrow = new DatabaseReminderStore(db);
+      let release = (): void => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let holding = (): void => {};
+      const held = new Promise<void>((resolve) => {
+        holding = resolve;
+      });
+      const first = narrow.transact(key, async () => {
+        holding();
+        await gate;
+      });
+      await held;
+      // Without the queue, one of these takes the pool's last connection to wait on the row lock.
+      const burst = Array.from({ length: 5 }, () => narrow.transact(key, async () => {}));
+      try {
+        // Another task still gets a connection while the first task's lock is held.
+        const other = narrow.transact({ ...key, taskId: 't-other' }, async (tx) => tx.setTurn(1));
+        const hang = new Promise<'hung'>((resolve) =>
+          setTimeout(() => resolve('hung'), HANG_GUARD_MS).unref(),
+        );
+        expect(await Promise.race([other.then(() => 'done'), hang])).toBe('done');
+      } finally {
+        release();
+      }
+      await Promise.all([first, ...burst]);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('keys by tenant, owner and task', async () => {

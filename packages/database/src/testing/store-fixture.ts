@@ -40,6 +40,17 @@ export class StoreFixture {
     return this.current;
   }
 
+  /**
+   * Another store over the same database, as another replica (or process)
+   * has: it shares none of the first one's in-process queues, so what
+   * serializes the two is the database's lock. The in-memory store has no
+   * other instance to share its data: the same one.
+   */
+  twin(): ReminderStore {
+    if (this.db === undefined) return this.store;
+    return new DatabaseReminderStore(this.db);
+  }
+
   get store(): ReminderStore {
     if (this.current === undefined) throw new Error('reset() the fixture first');
     return this.current;
