@@ -177,6 +177,21 @@ describe('replica delivery', () => {
     expect(f.wakes.size).toBe(0);
   });
 
+  it('stops following at a terminal status, even when the SDK never finishes the bus', async () => {
+    const f = fixture();
+    await started(f);
+    f.bus.publish(
+      AgentEvent.statusUpdate({
+        taskId: key.taskId,
+        contextId: 'c1',
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: undefined },
+        metadata: undefined,
+      }),
+    );
+    expect(f.delivery.follows(key)).toBe(false);
+    expect(f.wakes.size).toBe(0);
+  });
+
   it('follows nothing when the log cannot be read at the start', async () => {
     const f = fixture();
     const log: ReminderEventLog = {

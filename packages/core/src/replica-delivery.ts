@@ -1,4 +1,4 @@
-import type { ExecutionEventBus } from '@a2a-js/sdk/server';
+import type { AgentExecutionEvent, ExecutionEventBus } from '@a2a-js/sdk/server';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { TaskReminderEventBatchSchema } from '@a2a-reminders/proto';
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
@@ -6,6 +6,7 @@ import { eventBatch } from './events.js';
 import type { BusRegistry, StatusFallback } from './publisher.js';
 import type { ReminderChangeSignal, ReminderEventLog, ReminderStoreKey } from './store.js';
 import { storeKeyString } from './store.js';
+import { isTerminalState } from './task-states.js';
 
 /** Batches one catch-up read takes from the log. */
 const CATCH_UP_PAGE = 128;
@@ -110,6 +111,12 @@ export class ReplicaDelivery {
       throw error;
     }
     bus.on('finished', () => this.stop(k, follower));
+    // The SDK does not always finish a bus whose task ended (a CancelTask of
+    // a task waiting in INPUT_REQUIRED): nothing more reaches its streams
+    // after a terminal status, so following ends there too.
+    bus.on('event', (event) => {
+      if (endsTask(event)) this.stop(k, follower);
+    });
   }
 
   /** Whether this replica runs the task's execution (and so delivers its events). */
@@ -183,7 +190,7 @@ export class ReplicaDelivery {
         follower.retryMs = FIRST_RETRY_MS;
         return;
       } catch (error) {
-        if (attempt >= attempts) throw error;
+        if (attempt >= attempts || follower.stopped) throw error;
         await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_MS * 2 ** attempt));
       }
     }
@@ -191,6 +198,7 @@ export class ReplicaDelivery {
 
   private async readLog(follower: Follower, upTo: number | undefined): Promise<void> {
     for (;;) {
+      if (follower.stopped) return;
       const cursor = follower.cursor ?? 0;
       if (upTo !== undefined && cursor >= upTo) return;
       const page = await this.log.after(follower.key, cursor, CATCH_UP_PAGE);
@@ -225,4 +233,10 @@ export class ReplicaDelivery {
     follower.unsubscribe();
     if (this.followers.get(k) === follower) this.followers.delete(k);
   }
+}
+
+function endsTask(event: AgentExecutionEvent): boolean {
+  const state =
+    event.kind === 'task' || event.kind === 'statusUpdate' ? event.data.status?.state : undefined;
+  return state !== undefined && isTerminalState(state);
 }

@@ -185,6 +185,18 @@ async function leaseHolder(r: Replica, taskId: string): Promise<string | undefin
   return rows[0]?.holder;
 }
 
+async function leaseExpiry(r: Replica, taskId: string): Promise<number> {
+  const { rows } = await sql<{ expires_ms: string }>`select expires_ms
+    from ${sql.table(TASK_LEASES_TABLE)} where task_id = ${taskId}`.execute(r.db);
+  return Number(rows[0]?.expires_ms);
+}
+
+async function dbNowMs(r: Replica): Promise<number> {
+  const { rows } = await sql<{ now: string }>`select
+    (extract(epoch from clock_timestamp()) * 1000)::bigint as now`.execute(r.db);
+  return Number(rows[0]?.now);
+}
+
 const statusText = (status: Task['status']) => {
   const part = status?.message?.parts[0]?.content;
   return part?.$case === 'text' ? part.value : undefined;
@@ -286,6 +298,34 @@ describe('TaskLeaseKeeper', () => {
     run.finish();
     await run.execution;
     expect(await leaseHolder(reaper, 'alive')).toBe(`${live.keeper.holder} (returned)`);
+  });
+
+  it("a live replica keeps a returned execution's lease until its last status is stored, then drops it", async () => {
+    // A lease far longer than the heartbeat interval: only a live replica is tested here.
+    const a = await replica('replica-slow-save', { leaseMs: 3_000, reapIntervalMs: 100 });
+    const reaper = await replica('replica-reaper-5', { leaseMs: 3_000, reapIntervalMs: 100 });
+    a.keeper.start();
+    reaper.keeper.start();
+    const run = await runTask(a, 'slow-save');
+    run.finish();
+    await run.execution;
+    // The SDK has not stored the last status yet: the task still reads WORKING.
+    // Past the handed-over lease's first expiry, the live replica has renewed it.
+    const firstExpiry = await leaseExpiry(reaper, 'slow-save');
+    await until(async () => (await dbNowMs(reaper)) > firstExpiry, 'the first expiry to pass');
+    await reaper.keeper.reapNow();
+    const saved = working('slow-save');
+    expect((await stateOf(reaper, 'slow-save'))?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(await leaseHolder(reaper, 'slow-save')).toBe(`${a.keeper.holder} (returned)`);
+    // Now the SDK stores COMPLETED: the next heartbeat drops the lease.
+    await a.taskStore.save(
+      { ...saved, status: { ...saved.status, state: TaskState.TASK_STATE_COMPLETED } } as Task,
+      ctx,
+    );
+    await until(async () => (await leaseHolder(reaper, 'slow-save')) === undefined, 'the drop');
+    expect((await stateOf(reaper, 'slow-save'))?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(reaper.ended).toEqual([]);
+    expect(a.errors).toEqual([]);
   });
 
   it('a returned execution whose last status never reached the store is ended; a finished one is left', async () => {

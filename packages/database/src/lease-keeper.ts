@@ -42,6 +42,8 @@ export interface TaskLeaseKeeperOptions {
    * than the default, which the keeper cannot invert.
    */
   readonly contextOf?: (key: ReminderStoreKey) => ServerCallContext;
+  /** The SDK `DatabaseTaskStore`'s table (default `tasks`), read to drop handed-over leases. */
+  readonly taskTable?: string;
   /** Called for each task this replica ended after its lease expired. */
   readonly onTaskEnded?: (key: ReminderStoreKey) => void;
   /** Failures of the timer's work, which has no caller to throw to (default `console.error`). */
@@ -98,8 +100,13 @@ export class TaskLeaseKeeper {
   readonly holder: string;
   /** A reaper's claim is held under this name, which no heartbeat renews. */
   private readonly claimant: string;
-  /** An execution that returned hands its lease to this name, which no heartbeat renews. */
+  /**
+   * An execution that returned hands its lease to this name: renewed by this
+   * replica's heartbeat only until the SDK has stored the task's last status.
+   */
   private readonly returned: string;
+  /** Acquires and hand-overs of one task, in the order the executions asked for them. */
+  private readonly steps = new Map<string, Promise<void>>();
   private readonly held = new Map<string, HeldLease>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private heartbeating: Promise<void> | undefined;
@@ -187,12 +194,34 @@ export class TaskLeaseKeeper {
   }
 
   private async hold(key: ReminderStoreKey): Promise<HeldLease> {
-    await this.leases.acquire(key, this.holder, this.leaseMs);
     const id = idOf(key);
     const lease = this.held.get(id) ?? { key, id, executions: 0 };
+    // Counted before the acquire is awaited, so a previous execution's
+    // hand-over, queued behind it or not, sees this one running.
     lease.executions += 1;
     this.held.set(id, lease);
+    try {
+      await this.step(id, () => this.leases.acquire(key, this.holder, this.leaseMs));
+    } catch (error) {
+      lease.executions -= 1;
+      if (lease.executions === 0 && this.held.get(id) === lease) this.held.delete(id);
+      throw error;
+    }
     return lease;
+  }
+
+  /** Runs a lease write of one task after the ones asked for before it. */
+  private step(id: string, write: () => Promise<void>): Promise<void> {
+    const run = (this.steps.get(id) ?? Promise.resolve()).then(write);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.steps.set(id, settled);
+    void settled.then(() => {
+      if (this.steps.get(id) === settled) this.steps.delete(id);
+    });
+    return run;
   }
 
   private async letGo(lease: HeldLease): Promise<void> {
@@ -202,8 +231,12 @@ export class TaskLeaseKeeper {
     this.held.delete(lease.id);
     // Handed over, not deleted: the SDK stores the execution's last status
     // after it returns, and a replica dying in between must not leave the
-    // task WORKING with no lease (R53). A reaper drops it later.
-    const release = this.leases.handOver(lease.key, this.holder, this.returned, this.leaseMs);
+    // task WORKING with no lease (R53). The heartbeat drops it once that
+    // status is stored. Skipped if another execution started meanwhile.
+    const release = this.step(lease.id, async () => {
+      if (lease.executions > 0) return;
+      await this.leases.handOver(lease.key, this.holder, this.returned, this.leaseMs);
+    });
     const settled = release.catch((error) => {
       // The execution's own outcome stands; the lease expires and a reaper
       // finds the task no longer running.
@@ -243,6 +276,11 @@ export class TaskLeaseKeeper {
     // Leases acquired while the renew runs are not in it; only these are checked.
     const before = [...this.held.values()];
     const renewed = new Set((await this.leases.renew(this.holder, this.leaseMs)).map(idOf));
+    await this.leases.settleHandedOver(
+      this.returned,
+      this.leaseMs,
+      this.options.taskTable ?? 'tasks',
+    );
     for (const lease of before) {
       if (renewed.has(lease.id) || this.held.get(lease.id) !== lease) continue;
       this.held.delete(lease.id);

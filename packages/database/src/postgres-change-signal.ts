@@ -49,10 +49,15 @@ export class PostgresChangeSignal implements ReminderChangeSignal {
   ): Promise<PostgresChangeSignal> {
     const { default: pg } = (await import('pg')) as unknown as { default: typeof import('pg') };
     const signal = new PostgresChangeSignal(
-      // keepAlive: the kernel notices a peer gone without a reset (a NAT or
-      // a failover dropping the connection) instead of leaving it half-open.
+      // TCP keepalive from 10 s on keeps an idle connection through NATs and
+      // proxies; a peer gone without a reset is found by the query check.
       () =>
-        new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, keepAlive: true }),
+        new pg.Client({
+          connectionString: url,
+          connectionTimeoutMillis: 10_000,
+          keepAlive: true,
+          keepAliveInitialDelayMillis: 10_000,
+        }),
       options,
     );
     await signal.listen();
@@ -75,6 +80,11 @@ export class PostgresChangeSignal implements ReminderChangeSignal {
       set.delete(entry);
       if (set.size === 0 && this.subscribers.get(payload) === set) this.subscribers.delete(payload);
     };
+  }
+
+  /** The server process of the LISTEN connection now (diagnostics, tests). */
+  get backendPid(): number | undefined {
+    return (this.client as (Client & { processID?: number }) | undefined)?.processID;
   }
 
   /** Whether the LISTEN connection is up now. */

@@ -117,6 +117,24 @@ export class TaskLeases<DB = unknown> {
   }
 
   /**
+   * The heartbeat of handed-over leases (see {@link handOver}): drops those
+   * whose task the SDK has stored in a state other than SUBMITTED or WORKING
+   * (or not at all), and extends the others by `leaseMs`, so that a task
+   * whose last status is still on its way to the store is never reaped while
+   * this replica lives. `taskTable` is the SDK's `DatabaseTaskStore` table.
+   */
+  async settleHandedOver(holder: string, leaseMs: number, taskTable: string): Promise<void> {
+    checkLeaseMs(leaseMs);
+    const leases = sql.table(TASK_LEASES_TABLE);
+    const tasks = sql.table(taskTable);
+    await sql`delete from ${leases} as l where l.holder = ${holder} and not exists (
+        select 1 from ${tasks} as t
+        where t.tenant = l.tenant and t.owner = l.owner and t.id = l.task_id
+          and t.status_state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'))`.execute(this.db);
+    await this.renew(holder, leaseMs);
+  }
+
+  /**
    * Extends a claim by `claimMs` if `claimant` still has it, and says
    * whether it did. A reaper checks just before ending a task, so it never
    * ends one that a new execution took over meanwhile, nor one whose claim
