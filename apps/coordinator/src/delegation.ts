@@ -1,5 +1,6 @@
 import type { SendMessageRequest } from '@a2a-js/sdk';
 import { Role } from '@a2a-js/sdk';
+import { textMessage } from '@a2a-reminders/core';
 
 /**
  * The request that delegates a coding task: one user message of plain text,
@@ -10,23 +11,7 @@ import { Role } from '@a2a-js/sdk';
 export function delegationRequest(text: string): SendMessageRequest {
   return {
     tenant: '',
-    message: {
-      messageId: crypto.randomUUID(),
-      contextId: '',
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [
-        {
-          content: { $case: 'text', value: text },
-          mediaType: 'text/plain',
-          filename: '',
-          metadata: undefined,
-        },
-      ],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
+    message: textMessage(Role.ROLE_USER, { taskId: '', contextId: '' }, text),
     configuration: {
       acceptedOutputModes: ['text/plain'],
       taskPushNotificationConfig: undefined,

@@ -3,8 +3,8 @@ import { Role, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
+import { textMessage } from '@a2a-reminders/core';
 import type { Model, Step, TurnPrompt } from './model.js';
-import { textMessage } from './text-message.js';
 import { buildTurnPrompt } from './turn-prompt.js';
 
 export interface CodingAgentOptions {

@@ -1,15 +1,12 @@
 import { TaskState } from '@a2a-js/sdk';
-import type { TestDatabase } from '@a2a-reminders/database/testing';
-import { createTestDatabase } from '@a2a-reminders/database/testing';
 import { ReminderState } from '@a2a-reminders/proto';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPool } from './testing/bounded-pool.js';
+import { deployment } from './testing/deployment.js';
 import { readEventLog } from './testing/event-log.js';
 import { eventsJson, listEverywhere, sameEverywhere } from './testing/reminder-fates.js';
 import type { Replica } from './testing/replica-set.js';
-import { a2aCallOptions, BINDINGS, startReplicas, stopAll } from './testing/replica-set.js';
-import { connectSql } from './testing/sql-client.js';
+import { a2aCallOptions, BINDINGS } from './testing/replica-set.js';
 import { delegateStreaming, isTurnUpdate } from './testing/task-stream.js';
 
 // Issue 10, R15/R16 across replicas: 1,000 concurrent injects with one
@@ -33,29 +30,13 @@ const KEY = 'build-status';
 const RETAINED_FINALS = 128;
 
 describe('one dedupeKey hammered on three replicas', () => {
-  let database: TestDatabase;
-  let db: pg.Client;
-  let replicas: Replica[] = [];
-
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres', { migrate: false });
-    // Turns parked after the first: no turn surfaces or expires anything meanwhile,
-    // so "one live reminder" is a fact to check, not a race against its TTL.
-    replicas = await startReplicas(database.url, ['A', 'B', 'C'], {
-      turnMs: 600_000,
-      leaseMs: 1500,
-    });
-    db = await connectSql(database.url);
-  });
-
-  afterAll(async () => {
-    await stopAll(replicas);
-    await db?.end();
-    await database?.drop();
-  });
+  // Turns parked after the first: no turn surfaces or expires anything meanwhile,
+  // so "one live reminder" is a fact to check, not a race against its TTL.
+  const { replicas, db } = deployment({ turnMs: 600_000, leaseMs: 1500 });
 
   it('R15, R16: exactly one stays live; every other is displaced once, by its successor', async () => {
-    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const all = replicas();
+    const [a, b, c] = all;
     const stream = await delegateStreaming(await a.a2a('rest'), 'Bump the toolchain');
     const { taskId } = stream;
     await stream.until((item) => isTurnUpdate(item, 1), 'turn 1');
@@ -107,7 +88,7 @@ describe('one dedupeKey hammered on three replicas', () => {
     const live = chain.at(-1) ?? '';
 
     // Exactly one live reminder, the chain's last, and every replica says so (R55).
-    const liveListings = await listEverywhere(replicas, taskId, true);
+    const liveListings = await listEverywhere(all, taskId, true);
     for (const listing of liveListings) {
       expect({
         from: listing.from,
@@ -115,7 +96,7 @@ describe('one dedupeKey hammered on three replicas', () => {
       }).toEqual({ from: listing.from, live: [[live, 'PENDING']] });
     }
     // All records: the chain's tail, each displaced by its successor (R48 purged the rest).
-    const records = sameEverywhere(await listEverywhere(replicas, taskId));
+    const records = sameEverywhere(await listEverywhere(all, taskId));
     const tail = chain.slice(-(RETAINED_FINALS + 1));
     expect(records.map((r) => r.reminder?.id)).toEqual(tail);
     expect(records.map((r) => [ReminderState[r.state], r.displacedBy])).toEqual(
@@ -132,7 +113,7 @@ describe('one dedupeKey hammered on three replicas', () => {
     expect(end.state).toBe(TaskState.TASK_STATE_CANCELED);
 
     // The stream: one fate per reminder, in chain order, exactly as the log holds them.
-    const log = await readEventLog(db, taskId);
+    const log = await readEventLog(db(), taskId);
     expect(log.seqs).toEqual(log.seqs.map((_, i) => i + 1));
     expect(eventsJson(stream.events)).toEqual(eventsJson(log.events));
     expect(

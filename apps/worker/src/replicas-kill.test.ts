@@ -1,13 +1,11 @@
 import { TaskState } from '@a2a-js/sdk';
 import { ReminderError } from '@a2a-reminders/core';
-import type { TestDatabase } from '@a2a-reminders/database/testing';
-import { createTestDatabase } from '@a2a-reminders/database/testing';
 import type { InjectTaskReminderResponse, TaskReminderRecord } from '@a2a-reminders/proto';
 import { ReminderState, TaskReminderSchema } from '@a2a-reminders/proto';
 import { equals } from '@bufbuild/protobuf';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPool } from './testing/bounded-pool.js';
+import { deployment } from './testing/deployment.js';
 import { readEventLog } from './testing/event-log.js';
 import { freezeOutsideTransaction } from './testing/freeze-replica.js';
 import {
@@ -19,8 +17,7 @@ import {
   stateName,
 } from './testing/reminder-fates.js';
 import type { Replica } from './testing/replica-set.js';
-import { a2aCallOptions, BINDINGS, startReplicas, stopAll } from './testing/replica-set.js';
-import { connectSql } from './testing/sql-client.js';
+import { a2aCallOptions, BINDINGS } from './testing/replica-set.js';
 import type { TaskStream } from './testing/task-stream.js';
 import { delegateStreaming } from './testing/task-stream.js';
 import { ABANDONED_REASON } from './worker-server.js';
@@ -45,31 +42,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
   }
 }
 
-function deployment(): {
-  readonly replicas: () => [Replica, Replica, Replica];
-  readonly db: () => pg.Client;
-} {
-  let database: TestDatabase;
-  let db: pg.Client;
-  let replicas: Replica[] = [];
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres', { migrate: false });
-    replicas = await startReplicas(database.url, ['A', 'B', 'C'], {
-      turnMs: 100,
-      leaseMs: LEASE_MS,
-    });
-    db = await connectSql(database.url);
-  });
-  afterAll(async () => {
-    await stopAll(replicas);
-    await db?.end();
-    await database?.drop();
-  });
-  return { replicas: () => replicas as [Replica, Replica, Replica], db: () => db };
-}
-
 describe('a replica running no task is killed under load', () => {
-  const { replicas, db } = deployment();
+  const { replicas, db } = deployment({ turnMs: 100, leaseMs: LEASE_MS });
 
   /** Tasks 0 and 1 run on A, 2 and 3 on B; C runs none and is killed. */
   const TASKS = 4;
@@ -206,7 +180,7 @@ describe('a replica running no task is killed under load', () => {
 });
 
 describe('the replica running a task is killed', () => {
-  const { replicas, db } = deployment();
+  const { replicas, db } = deployment({ turnMs: 100, leaseMs: LEASE_MS });
 
   it('R53: a survivor ends the task FAILED once the lease runs out, every fate first (R27)', async () => {
     const [a, b, c] = replicas();

@@ -1,7 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
 import { ReminderError } from '@a2a-reminders/core';
-import type { TestDatabase } from '@a2a-reminders/database/testing';
-import { createTestDatabase } from '@a2a-reminders/database/testing';
 import type {
   CancelTaskReminderResponse,
   InjectTaskReminderRequestSchema,
@@ -15,9 +13,9 @@ import {
 } from '@a2a-reminders/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { toJson } from '@bufbuild/protobuf';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPool } from './testing/bounded-pool.js';
+import { deployment } from './testing/deployment.js';
 import { readEventLog } from './testing/event-log.js';
 import {
   eventsJson,
@@ -28,8 +26,7 @@ import {
   stateName,
 } from './testing/reminder-fates.js';
 import type { Replica } from './testing/replica-set.js';
-import { a2aCallOptions, BINDINGS, startReplicas, stopAll } from './testing/replica-set.js';
-import { connectSql } from './testing/sql-client.js';
+import { a2aCallOptions, BINDINGS } from './testing/replica-set.js';
 import { delegateStreaming } from './testing/task-stream.js';
 
 // Issue 10, R52 and R55 across real processes: three worker replicas on one
@@ -76,25 +73,11 @@ async function outcomeOf(
 }
 
 describe('three replicas on one PostgreSQL database: a task stream', () => {
-  let database: TestDatabase;
-  let db: pg.Client;
-  let replicas: Replica[] = [];
-
-  beforeAll(async () => {
-    // Empty: the replicas migrate it themselves, all at once.
-    database = await createTestDatabase('postgres', { migrate: false });
-    replicas = await startReplicas(database.url, ['A', 'B', 'C'], { turnMs: 100, leaseMs: 1500 });
-    db = await connectSql(database.url);
-  });
-
-  afterAll(async () => {
-    await stopAll(replicas);
-    await db?.end();
-    await database?.drop();
-  });
+  const { replicas, db } = deployment({ turnMs: 100, leaseMs: 1500 });
 
   it('R52, R55: the stream on A carries every fate once, in log order; every replica lists the same', async () => {
-    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    const all = replicas();
+    const [a, b, c] = all;
     const stream = await delegateStreaming(await a.a2a('jsonrpc'), 'Refactor the config loader');
     const { taskId } = stream;
 
@@ -120,7 +103,7 @@ describe('three replicas on one PostgreSQL database: a task stream', () => {
 
     // R14, R55: re-sending an id with other content is refused alike on every replica and binding.
     const conflicts = new Set<string>();
-    for (const replica of replicas) {
+    for (const replica of all) {
       for (const binding of BINDINGS) {
         const reminder = { ...reminderOf(0), body: 'other content' };
         conflicts.add(
@@ -140,7 +123,7 @@ describe('three replicas on one PostgreSQL database: a task stream', () => {
     );
     const cancelRequest = { taskId, reminderId: cancelMe.id };
     const cancelOutcome = await outcomeOf(c.reminders.grpc.cancelTaskReminder(cancelRequest));
-    for (const replica of replicas) {
+    for (const replica of all) {
       for (const binding of BINDINGS) {
         const again = await outcomeOf(replica.reminders[binding].cancelTaskReminder(cancelRequest));
         expect({ from: `${replica.name}/${binding}`, again }).toEqual({
@@ -172,12 +155,12 @@ describe('three replicas on one PostgreSQL database: a task stream', () => {
     expect(end.state).toBe(TaskState.TASK_STATE_CANCELED);
 
     // R52: exactly the log's events, in the log's order (not trimmed: it starts at 1).
-    const log = await readEventLog(db, taskId);
+    const log = await readEventLog(db(), taskId);
     expect(log.seqs).toEqual(log.seqs.map((_, i) => i + 1));
     expect(eventsJson(stream.events)).toEqual(eventsJson(log.events));
 
     // R55: the same records from every replica over every binding.
-    const records = sameEverywhere(await listEverywhere(replicas, taskId));
+    const records = sameEverywhere(await listEverywhere(all, taskId));
     expect(records.map((r) => r.reminder?.id).sort()).toEqual([...answers.keys()].sort());
     expect(records.every((r) => r.taskId === taskId)).toBe(true);
 
@@ -201,7 +184,7 @@ describe('three replicas on one PostgreSQL database: a task stream', () => {
     const walked: TaskReminderRecord[] = [];
     let pageToken = '';
     for (let hop = 0; hop === 0 || pageToken !== ''; hop += 1) {
-      const replica = replicas[hop % 3] as Replica;
+      const replica = all[hop % 3] as Replica;
       const binding = BINDINGS[Math.floor(hop / 3) % 3] ?? 'jsonrpc';
       const page = await replica.reminders[binding].listTaskReminders({
         taskId,

@@ -1,8 +1,8 @@
 import type { Message } from '@a2a-js/sdk';
 import { Role } from '@a2a-js/sdk';
+import { textMessage } from '@a2a-reminders/core';
 import { describe, expect, it } from 'vitest';
 import { terminalSafe } from './terminal-text.js';
-import { textMessage } from './text-message.js';
 import { buildTurnPrompt, formatPromptForLog } from './turn-prompt.js';
 
 function userMessage(text: string): Message {

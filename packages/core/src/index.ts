@@ -69,6 +69,8 @@ export type {
 export { isLiveState, storeKeyString } from './store.js';
 export { reminderBatchOf, reminderEventsOf } from './stream-events.js';
 export { ACCEPTING_STATES, HOLDING_STATES, TERMINAL_STATES } from './task-states.js';
+export type { MessageScope } from './text-message.js';
+export { textMessage } from './text-message.js';
 export {
   MAX_DEDUPE_KEY_CHARS,
   MAX_ROLE_HINT_CHARS,

@@ -3,6 +3,7 @@ import { Role, SendMessageRequest, TaskState } from '@a2a-js/sdk';
 import type { TaskStore, User } from '@a2a-js/sdk/server';
 import { DefaultExecutionEventBus, RequestContext, ServerCallContext } from '@a2a-js/sdk/server';
 import type { ReminderService, ReminderStoreKey } from '@a2a-reminders/core';
+import { textMessage } from '@a2a-reminders/core';
 
 /** What {@link endAbandonedTask} needs besides the task's key. */
 export interface EndAbandonedTaskOptions {
@@ -92,23 +93,7 @@ function failed(task: Task, at: Date, reason: string): Task {
     status: {
       state: TaskState.TASK_STATE_FAILED,
       timestamp: at.toISOString(),
-      message: {
-        messageId: crypto.randomUUID(),
-        contextId: task.contextId,
-        taskId: task.id,
-        role: Role.ROLE_AGENT,
-        parts: [
-          {
-            content: { $case: 'text', value: reason },
-            mediaType: 'text/plain',
-            filename: '',
-            metadata: undefined,
-          },
-        ],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      },
+      message: textMessage(Role.ROLE_AGENT, { taskId: task.id, contextId: task.contextId }, reason),
     },
   };
 }

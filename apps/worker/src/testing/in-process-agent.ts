@@ -7,12 +7,15 @@ import {
   ServerCallContext,
 } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
-import { createReminderService, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import {
+  createReminderService,
+  TASK_REMINDERS_EXTENSION_URI,
+  textMessage,
+} from '@a2a-reminders/core';
 import { buildAgentCard } from '../agent-card.js';
 import { CodingAgentExecutor } from '../coding-agent-executor.js';
 import type { Model, Step, TurnPrompt } from '../model.js';
 import { scriptedStep } from '../scripted-model.js';
-import { textMessage } from '../text-message.js';
 
 /** Runs before the model answers a turn; the turn waits for it, so a test can act "during" a turn. */
 export type TurnHook = (

@@ -1,7 +1,7 @@
 import type { SendMessageRequest, StreamResponse, TaskState } from '@a2a-js/sdk';
 import { Role } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { reminderEventsOf } from '@a2a-reminders/core';
+import { reminderEventsOf, textMessage } from '@a2a-reminders/core';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { a2aCallOptions } from './replica-set.js';
 
@@ -104,23 +104,7 @@ function stateOf(item: StreamResponse): TaskState | undefined {
 function delegation(text: string): SendMessageRequest {
   return {
     tenant: '',
-    message: {
-      messageId: crypto.randomUUID(),
-      contextId: '',
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [
-        {
-          content: { $case: 'text', value: text },
-          mediaType: 'text/plain',
-          filename: '',
-          metadata: undefined,
-        },
-      ],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
+    message: textMessage(Role.ROLE_USER, { taskId: '', contextId: '' }, text),
     configuration: {
       acceptedOutputModes: ['text/plain'],
       taskPushNotificationConfig: undefined,

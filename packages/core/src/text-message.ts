@@ -6,7 +6,10 @@ export interface MessageScope {
   readonly contextId: string;
 }
 
-/** An A2A message holding one plain-text part, the only kind this worker writes. */
+/**
+ * An A2A message holding one plain-text part: an agent's status message, or
+ * a delegating caller's request. One helper, so no copy of the literal drifts.
+ */
 export function textMessage(role: Role, scope: MessageScope, text: string): Message {
   return {
     messageId: crypto.randomUUID(),
