@@ -2,7 +2,7 @@ import { TaskState } from '@a2a-js/sdk';
 import { ReminderState } from '@a2a-reminders/proto';
 import { describe, expect, it } from 'vitest';
 import { runPool } from './testing/bounded-pool.js';
-import { deployment } from './testing/deployment.js';
+import { deployment, LIVE_LEASE_MS } from './testing/deployment.js';
 import { readEventLog } from './testing/event-log.js';
 import { eventsJson, listEverywhere, sameEverywhere } from './testing/reminder-fates.js';
 import type { Replica } from './testing/replica-set.js';
@@ -32,7 +32,7 @@ const RETAINED_FINALS = 128;
 describe('one dedupeKey hammered on three replicas', () => {
   // Turns parked after the first: no turn surfaces or expires anything meanwhile,
   // so "one live reminder" is a fact to check, not a race against its TTL.
-  const { replicas, db } = deployment({ turnMs: 600_000, leaseMs: 1500 });
+  const { replicas, db } = deployment({ turnMs: 600_000, leaseMs: LIVE_LEASE_MS });
 
   it('R15, R16: exactly one stays live; every other is displaced once, by its successor', async () => {
     const all = replicas();

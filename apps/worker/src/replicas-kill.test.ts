@@ -28,7 +28,8 @@ import { ABANDONED_REASON } from './worker-server.js';
 // replica running a task dies: a survivor ends the task FAILED once the
 // lease runs out, every reminder's fate first (R53, R27).
 
-const LEASE_MS = 1500;
+/** Short, so the killed owner's task ends soon, with room for a live replica on a busy machine. */
+const LEASE_MS = 3000;
 /** Waits poll a condition up to this long: a hang guard, never a verdict on speed. */
 const DEADLINE_MS = 60_000;
 

@@ -15,7 +15,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { toJson } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { runPool } from './testing/bounded-pool.js';
-import { deployment } from './testing/deployment.js';
+import { deployment, LIVE_LEASE_MS } from './testing/deployment.js';
 import { readEventLog } from './testing/event-log.js';
 import {
   eventsJson,
@@ -73,7 +73,7 @@ async function outcomeOf(
 }
 
 describe('three replicas on one PostgreSQL database: a task stream', () => {
-  const { replicas, db } = deployment({ turnMs: 100, leaseMs: 1500 });
+  const { replicas, db } = deployment({ turnMs: 100, leaseMs: LIVE_LEASE_MS });
 
   it('R52, R55: the stream on A carries every fate once, in log order; every replica lists the same', async () => {
     const all = replicas();

@@ -6,6 +6,13 @@ import type { Replica, ReplicaOptions } from './replica-set.js';
 import { startReplicas, stopAll } from './replica-set.js';
 import { connectSql } from './sql-client.js';
 
+/**
+ * The lease of suites that kill no replica: the worker's default, so a
+ * replica starved of CPU for a while on a busy machine never loses a live
+ * task's lease (R53) and fails a test that is not about leases.
+ */
+export const LIVE_LEASE_MS = 10_000;
+
 /** Three replicas A, B, C on a fresh database of their own, and a connection for the test's reads. */
 export interface Deployment {
   readonly replicas: () => [Replica, Replica, Replica];
