@@ -192,6 +192,22 @@ describe('replica delivery', () => {
     expect(f.wakes.size).toBe(0);
   });
 
+  it('follows after a transient failure to read the log position', async () => {
+    const f = fixture();
+    let failures = 1;
+    const log: ReminderEventLog = {
+      lastSeq: async () => {
+        if (failures-- > 0) throw new Error('connection reset');
+        return 0;
+      },
+      after: async () => [],
+    };
+    const signal: ReminderChangeSignal = { subscribe: () => () => {} };
+    const delivery = new ReplicaDelivery(log, signal, new BusRegistry(1));
+    await delivery.follow(key, f.bus, fallback);
+    expect(delivery.follows(key)).toBe(true);
+  });
+
   it('follows nothing when the log cannot be read at the start', async () => {
     const f = fixture();
     const log: ReminderEventLog = {

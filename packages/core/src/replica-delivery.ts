@@ -104,7 +104,7 @@ export class ReplicaDelivery {
     follower.unsubscribe = this.signal.subscribe(key, () => this.wake(follower));
     try {
       await this.enqueue(follower, async () => {
-        follower.cursor = await this.log.lastSeq(key);
+        follower.cursor = await retried(() => this.log.lastSeq(key), INLINE_ATTEMPTS);
       });
     } catch (error) {
       this.stop(k, follower);
@@ -191,7 +191,7 @@ export class ReplicaDelivery {
         return;
       } catch (error) {
         if (attempt >= attempts || follower.stopped) throw error;
-        await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_MS * 2 ** attempt));
+        await pause(attempt);
       }
     }
   }
@@ -239,4 +239,20 @@ function endsTask(event: AgentExecutionEvent): boolean {
   const state =
     event.kind === 'task' || event.kind === 'statusUpdate' ? event.data.status?.state : undefined;
   return state !== undefined && isTerminalState(state);
+}
+
+/** A read tried up to `attempts` times: a transient failure need not fail the execution. */
+async function retried<T>(read: () => Promise<T>, attempts: number): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await pause(attempt);
+    }
+  }
+}
+
+function pause(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_MS * 2 ** attempt));
 }
