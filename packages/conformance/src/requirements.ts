@@ -22,7 +22,7 @@ export interface Requirement {
   readonly armsNote?: string;
   /**
    * Reminder stores the requirement applies to (all three when absent), with
-   * why; on the others its cases are reported skipped, as not applicable.
+   * why; the other stores' projects do not collect the file (vitest.config.ts).
    */
   readonly stores?: readonly StoreParameter[];
   readonly storesNote?: string;

@@ -29,9 +29,9 @@ export function armsOf(requirement: Requirement): readonly Arm[] {
  * Registers one vitest case per arm of the requirement, named
  * `[arm] id: behavior`, each on a fresh stack that is disposed afterwards.
  * A declared known failure runs as `test.fails`, so it fails the run once it
- * starts passing (stale). On a reminder store the requirement does not apply
- * to (`stores`), each case is registered skipped, saying why. Unknown ids
- * throw at collection.
+ * starts passing (stale). Unknown ids throw at collection, and so does a
+ * requirement collected on a reminder store it does not apply to (`stores`):
+ * vitest.config.ts keeps such files out of that store's project.
  */
 export function verifies(
   id: RequirementId,
@@ -41,7 +41,12 @@ export function verifies(
   const requirement: Requirement | undefined = requirements[id];
   if (requirement === undefined) throw new Error(`verifies: unknown requirement id ${String(id)}`);
   const store = storeParameter();
-  const applies = requirement.stores?.includes(store) ?? true;
+  if (!(requirement.stores?.includes(store) ?? true)) {
+    throw new Error(
+      `verifies: ${String(id)} applies to ${requirement.stores?.join(', ')} only ` +
+        `(${requirement.storesNote}); keep its file out of the ${store} project in vitest.config.ts`,
+    );
+  }
   for (const arm of armsOf(requirement)) {
     const known = requirement.knownFailures?.find(
       (f) => f.arm === arm && f.variant === options.variant,
@@ -58,9 +63,7 @@ export function verifies(
         await wire[Symbol.asyncDispose]();
       }
     };
-    if (!applies)
-      test.skip(`${name} (not applicable on ${store}: ${requirement.storesNote})`, body);
-    else if (known === undefined) test(name, body);
+    if (known === undefined) test(name, body);
     else test.fails(`${name} (known failure: ${known.reason})`, body);
   }
 }
