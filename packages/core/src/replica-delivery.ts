@@ -184,16 +184,12 @@ export class ReplicaDelivery {
     upTo: number | undefined,
     attempts: number,
   ): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.readLog(follower, upTo);
-        follower.retryMs = FIRST_RETRY_MS;
-        return;
-      } catch (error) {
-        if (attempt >= attempts || follower.stopped) throw error;
-        await pause(attempt);
-      }
-    }
+    await retried(
+      () => this.readLog(follower, upTo),
+      attempts,
+      () => follower.stopped,
+    );
+    follower.retryMs = FIRST_RETRY_MS;
   }
 
   private async readLog(follower: Follower, upTo: number | undefined): Promise<void> {
@@ -241,13 +237,20 @@ function endsTask(event: AgentExecutionEvent): boolean {
   return state !== undefined && isTerminalState(state);
 }
 
-/** A read tried up to `attempts` times: a transient failure need not fail the execution. */
-async function retried<T>(read: () => Promise<T>, attempts: number): Promise<T> {
+/**
+ * A read tried up to `attempts` times (fewer once `stop()` says so): a
+ * transient failure need not fail the execution or delay a batch.
+ */
+async function retried<T>(
+  read: () => Promise<T>,
+  attempts: number,
+  stop: () => boolean = () => false,
+): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await read();
     } catch (error) {
-      if (attempt >= attempts) throw error;
+      if (attempt >= attempts || stop()) throw error;
       await pause(attempt);
     }
   }

@@ -84,8 +84,11 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** Starts an execution of `taskId` on `r` that stays open until `finish` is called. */
-async function runTask(r: Replica, taskId: string) {
+/**
+ * A WORKING task saved in the shared task store, an SDK bus for it whose
+ * events are recorded, and the request context of its execution.
+ */
+async function savedTask(taskId: string) {
   const task = Task.fromJSON({
     id: taskId,
     contextId: `ctx-${taskId}`,
@@ -95,13 +98,19 @@ async function runTask(r: Replica, taskId: string) {
   const bus = new DefaultExecutionEventBusManager().createOrGetByTaskId(taskId, ctx);
   const seen: AgentExecutionEvent[] = [];
   bus.on('event', (e) => seen.push(e));
+  const request = { message: { messageId: 'm', role: 'ROLE_USER', parts: [], taskId } };
+  const requestContext = new RequestContext(request as never, taskId, task.contextId, ctx, task);
+  return { task, bus, seen, requestContext };
+}
+
+/** Starts an execution of `taskId` on `r` that stays open until `finish` is called. */
+async function runTask(r: Replica, taskId: string) {
+  const { task, bus, seen, requestContext } = await savedTask(taskId);
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
   });
   let eventBus: ExecutionEventBus | undefined;
-  const request = { message: { messageId: 'm', role: 'ROLE_USER', parts: [], taskId } };
-  const requestContext = new RequestContext(request as never, taskId, task.contextId, ctx, task);
   const started = new Promise<void>((resolve) => {
     const wrapped = r.service.wrapExecutor({
       execute: async (_rc, b) => {
@@ -190,18 +199,8 @@ describe('replicas on one PostgreSQL database', () => {
     const a = await replica();
     const b = await replica();
     const taskId = 'waiting';
-    const task = Task.fromJSON({
-      id: taskId,
-      contextId: `ctx-${taskId}`,
-      status: { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:00.000Z' },
-    });
-    await taskStore.save(task, ctx);
     // The SDK keeps the bus of a task left INPUT_REQUIRED for the follow-up send.
-    const bus = new DefaultExecutionEventBusManager().createOrGetByTaskId(taskId, ctx);
-    const seen: AgentExecutionEvent[] = [];
-    bus.on('event', (e) => seen.push(e));
-    const request = { message: { messageId: 'm', role: 'ROLE_USER', parts: [], taskId } };
-    const requestContext = new RequestContext(request as never, taskId, task.contextId, ctx, task);
+    const { task, bus, seen, requestContext } = await savedTask(taskId);
     const status = (state: TaskState) => ({
       taskId,
       contextId: task.contextId,
