@@ -68,9 +68,15 @@ export type {
 } from './store.js';
 export { isLiveState, storeKeyString } from './store.js';
 export { reminderBatchOf, reminderEventsOf } from './stream-events.js';
-export { ACCEPTING_STATES, HOLDING_STATES, TERMINAL_STATES } from './task-states.js';
+export {
+  ACCEPTING_STATES,
+  HOLDING_STATES,
+  isTerminalState,
+  TERMINAL_STATES,
+  taskStateName,
+} from './task-states.js';
 export type { MessageScope } from './text-message.js';
-export { textMessage } from './text-message.js';
+export { messageText, textMessage } from './text-message.js';
 export {
   MAX_DEDUPE_KEY_CHARS,
   MAX_ROLE_HINT_CHARS,

@@ -29,3 +29,12 @@ export function textMessage(role: Role, scope: MessageScope, text: string): Mess
     referenceTaskIds: [],
   };
 }
+
+/** The text parts of a message, joined by newlines; `''` for none or no message. */
+export function messageText(message: Message | undefined): string {
+  if (message === undefined) return '';
+  return message.parts
+    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+    .filter((t) => t.length > 0)
+    .join('\n');
+}
