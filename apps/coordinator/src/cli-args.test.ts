@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  agentCardUrlOf,
   DEFAULT_CARD_URL,
   DEFAULT_PG_URL,
   MAIN_USAGE,
@@ -14,9 +13,19 @@ import {
 const CARD = 'http://127.0.0.1:5000/.well-known/agent-card.json';
 
 describe('coordinator command line', () => {
-  it('prints the main usage with no command, --help or help', () => {
-    for (const argv of [[], ['--help'], ['-h'], ['help']]) {
+  it('prints the main usage for --help, -h or help', () => {
+    for (const argv of [['--help'], ['-h'], ['help']]) {
       expect(parseCoordinatorArgs(argv)).toEqual({ kind: 'help', text: MAIN_USAGE });
+    }
+  });
+
+  it('refuses a missing command as a usage error, so the CLI exits 2 with the usage', () => {
+    expect(() => parseCoordinatorArgs([])).toThrow(UsageError);
+    expect(() => parseCoordinatorArgs([])).toThrow('a command is required');
+    try {
+      parseCoordinatorArgs([]);
+    } catch (error) {
+      expect((error as UsageError).usage).toBe(MAIN_USAGE);
     }
   });
 
@@ -191,14 +200,6 @@ describe('coordinator command line', () => {
       expect(error).toBeInstanceOf(UsageError);
       expect((error as UsageError).usage).toBe(USAGES.list);
     }
-  });
-});
-
-describe('agent card URL', () => {
-  it('keeps a card URL and completes a base URL', () => {
-    expect(agentCardUrlOf(CARD)).toBe(CARD);
-    expect(agentCardUrlOf('http://127.0.0.1:5000')).toBe(CARD);
-    expect(agentCardUrlOf('http://127.0.0.1:5000/')).toBe(CARD);
   });
 });
 

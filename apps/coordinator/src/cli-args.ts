@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
-
-export type Binding = 'jsonrpc' | 'rest' | 'grpc';
-export const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest', 'grpc'];
+import type { Binding } from '@a2a-reminders/client';
+import { BINDINGS } from '@a2a-reminders/client';
+import type { TaskReminder, TaskReminderSchema } from '@a2a-reminders/proto';
+import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
 
 export const DEFAULT_CARD_URL = 'http://127.0.0.1:41241/.well-known/agent-card.json';
 
@@ -14,15 +15,13 @@ export interface Connection {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-export interface InjectFields {
-  readonly id: string;
-  readonly body: string;
-  readonly dedupeKey?: string;
-  readonly ttlTurns?: number;
-  readonly roleHint?: string;
-  readonly source?: string;
-  readonly metadata?: Record<string, unknown>;
-}
+/**
+ * A reminder to inject: the proto's TaskReminder as protobuf-es initializes
+ * it, with the id and body every reminder needs (R9). Derived, so a field
+ * added to the proto is a field here.
+ */
+export type InjectFields = MessageInitShape<typeof TaskReminderSchema> &
+  Pick<TaskReminder, 'id' | 'body'>;
 
 export type CoordinatorCommand =
   | { readonly kind: 'help'; readonly text: string }
@@ -211,7 +210,10 @@ const CONNECTION_OPTIONS: readonly OptionName[] = ['url', 'binding', 'header', '
 
 export function parseCoordinatorArgs(argv: readonly string[]): CoordinatorCommand {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  // No command is a usage error (exit 2, usage on stderr), so a script that
+  // lost its arguments fails instead of printing help and passing.
+  if (name === undefined) throw new UsageError('a command is required', MAIN_USAGE);
+  if (name === '--help' || name === '-h' || name === 'help') {
     return { kind: 'help', text: MAIN_USAGE };
   }
   if (!isSubcommand(name)) throw new UsageError(`unknown command "${name}"`, MAIN_USAGE);
@@ -342,7 +344,7 @@ function integer(name: string, raw: string, fail: (message: string) => never): n
   return Number(raw);
 }
 
-function jsonObject(raw: string, fail: (message: string) => never): Record<string, unknown> {
+function jsonObject(raw: string, fail: (message: string) => never): JsonObject {
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -352,15 +354,7 @@ function jsonObject(raw: string, fail: (message: string) => never): Record<strin
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return fail('--metadata must be a JSON object');
   }
-  return value as Record<string, unknown>;
-}
-
-/** The agent card URL for `--url`: a base URL gets the well-known path. */
-export function agentCardUrlOf(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.pathname.endsWith('.json')) return parsed.href;
-  const base = parsed.href.endsWith('/') ? parsed.href : `${parsed.href}/`;
-  return new URL('.well-known/agent-card.json', base).href;
+  return value as JsonObject;
 }
 
 /** The PostgreSQL server `npm run demo -- --replicas <n>` uses unless `--pg-url` names another. */

@@ -1,48 +1,40 @@
-import { reminderEventsOf, reminderPages } from '@a2a-reminders/core';
-import type { ListTaskRemindersResponse, TaskReminderRecord } from '@a2a-reminders/proto';
+import { isTerminalState, messageText } from '@a2a-reminders/core';
+import type { ListTaskRemindersResponse } from '@a2a-reminders/proto';
 import {
   CancelTaskReminderResponseSchema,
   InjectTaskReminderResponseSchema,
   ListTaskRemindersResponseSchema,
 } from '@a2a-reminders/proto';
-import type { JsonObject } from '@bufbuild/protobuf';
 import { create, toJson } from '@bufbuild/protobuf';
 import type { CoordinatorCommand } from './cli-args.js';
-import {
-  describeRecord,
-  describeReminderEvent,
-  isTerminal,
-  progressOf,
-  taskStateName,
-} from './format.js';
+import { followTask } from './demo-loop.js';
+import { describeRecord, taskStateLabel } from './format.js';
+import { listAllReminders } from './reminder-records.js';
+import { taskStateOf } from './stream-items.js';
 import { Timeline } from './timeline.js';
-import { connectToWorker } from './worker-connection.js';
+import { withWorker } from './with-worker.js';
 
 type Command<K extends CoordinatorCommand['kind']> = Extract<CoordinatorCommand, { kind: K }>;
 type Write = (line: string) => void;
 
 /** `inject`: one InjectTaskReminder call. */
-export async function injectCommand(command: Command<'inject'>, write: Write): Promise<void> {
-  const worker = await connectToWorker(command.connection);
-  try {
-    const { metadata, ...fields } = command.reminder;
+export function injectCommand(command: Command<'inject'>, write: Write): Promise<void> {
+  return withWorker(command.connection, async (worker) => {
     const response = await worker.reminders.injectTaskReminder({
       tenant: command.tenant,
       taskId: command.taskId,
-      reminder: { ...fields, ...(metadata ? { metadata: metadata as JsonObject } : {}) },
+      reminder: command.reminder,
     });
     if (command.json) {
       write(JSON.stringify(toJson(InjectTaskReminderResponseSchema, response), null, 2));
       return;
     }
     if (response.record) write(describeRecord(response.record));
-    write(`task state: ${response.taskState}`);
+    write(`task state: ${taskStateLabel(response.taskState)}`);
     if (response.displacedReminderIds.length > 0) {
       write(`displaced: ${response.displacedReminderIds.join(', ')}`);
     }
-  } finally {
-    worker.close();
-  }
+  });
 }
 
 /**
@@ -50,28 +42,20 @@ export async function injectCommand(command: Command<'inject'>, write: Write): P
  * every page (R49), or prints the one page after `--page-token` and the
  * token of the next.
  */
-export async function listCommand(command: Command<'list'>, write: Write): Promise<void> {
-  const worker = await connectToWorker(command.connection);
-  try {
+export function listCommand(command: Command<'list'>, write: Write): Promise<void> {
+  return withWorker(command.connection, async (worker) => {
     const request = {
       tenant: command.tenant,
       taskId: command.taskId,
       liveOnly: command.liveOnly,
       ...(command.pageSize === undefined ? {} : { pageSize: command.pageSize }),
     };
-    let response: ListTaskRemindersResponse;
-    if (command.pageToken !== undefined) {
-      response = await worker.reminders.listTaskReminders({
-        ...request,
-        pageToken: command.pageToken,
-      });
-    } else {
-      const reminders: TaskReminderRecord[] = [];
-      for await (const page of reminderPages(worker.reminders, request)) {
-        reminders.push(...page.reminders);
-      }
-      response = create(ListTaskRemindersResponseSchema, { reminders });
-    }
+    const response: ListTaskRemindersResponse =
+      command.pageToken !== undefined
+        ? await worker.reminders.listTaskReminders({ ...request, pageToken: command.pageToken })
+        : create(ListTaskRemindersResponseSchema, {
+            reminders: await listAllReminders(worker.reminders, request),
+          });
     if (command.json) {
       write(JSON.stringify(toJson(ListTaskRemindersResponseSchema, response), null, 2));
       return;
@@ -80,15 +64,12 @@ export async function listCommand(command: Command<'list'>, write: Write): Promi
     if (response.reminders.length === 0) write(`task ${command.taskId} has no ${what}`);
     for (const record of response.reminders) write(describeRecord(record));
     if (response.nextPageToken !== '') write(`next page: --page-token ${response.nextPageToken}`);
-  } finally {
-    worker.close();
-  }
+  });
 }
 
 /** `cancel`: one CancelTaskReminder call. */
-export async function cancelCommand(command: Command<'cancel'>, write: Write): Promise<void> {
-  const worker = await connectToWorker(command.connection);
-  try {
+export function cancelCommand(command: Command<'cancel'>, write: Write): Promise<void> {
+  return withWorker(command.connection, async (worker) => {
     const response = await worker.reminders.cancelTaskReminder({
       tenant: command.tenant,
       taskId: command.taskId,
@@ -99,35 +80,39 @@ export async function cancelCommand(command: Command<'cancel'>, write: Write): P
       return;
     }
     if (response.record) write(describeRecord(response.record));
-  } finally {
-    worker.close();
-  }
+  });
 }
 
-/** `watch`: follows a task (SubscribeToTask) until it ends, printing progress and reminder events. */
-export async function watchCommand(command: Command<'watch'>, write: Write): Promise<void> {
-  const worker = await connectToWorker(command.connection);
-  const timeline = new Timeline(command.connection.binding, write);
-  try {
-    const stream = worker.client.resubscribeTask(
-      { tenant: command.tenant, id: command.taskId },
-      worker.requestOptions(),
-    );
-    for await (const item of stream) {
-      for (const event of reminderEventsOf(item)) {
-        const { tag, text } = describeReminderEvent(event);
-        timeline.line(tag, text);
-      }
-      const progress = progressOf(item);
-      if (progress === undefined) continue;
-      const state = taskStateName(progress.state);
-      if (item.payload?.$case === 'task')
-        timeline.line('subscribe', `task ${command.taskId} is ${state}`);
-      else if (isTerminal(progress.state))
-        timeline.line('state', `${state} ${progress.text}`.trim());
-      else timeline.line('progress', progress.text);
+/**
+ * `watch`: follows a task (SubscribeToTask) until it ends, printing progress
+ * and reminder events. A2A refuses to subscribe to a task that has already
+ * ended; watch then prints the state it ended in, by name, from GetTask.
+ */
+export function watchCommand(command: Command<'watch'>, write: Write): Promise<void> {
+  return withWorker(command.connection, async (worker) => {
+    const timeline = new Timeline(command.connection.binding, write);
+    const id = { tenant: command.tenant, id: command.taskId };
+    let opened = false;
+    try {
+      await followTask({
+        items: worker.client.resubscribeTask(id, worker.requestOptions()),
+        timeline,
+        opened: (taskId, item) => {
+          opened = true;
+          timeline.line('subscribe', `task ${taskId} is ${taskStateLabel(taskStateOf(item))}`);
+        },
+      });
+    } catch (error) {
+      if (opened) throw error;
+      // Whatever the refusal said, an ended task is answered with its end.
+      const task = await worker.client.getTask(id, worker.requestOptions()).catch(() => undefined);
+      const status = task?.status;
+      if (!isTerminalState(status?.state)) throw error;
+      const text = messageText(status?.message);
+      timeline.line(
+        'state',
+        `task ${command.taskId} had already ended: ${taskStateLabel(status?.state)}${text ? `: ${text}` : ''}`,
+      );
     }
-  } finally {
-    worker.close();
-  }
+  });
 }

@@ -2,15 +2,16 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Role } from '@a2a-js/sdk';
+import type { Binding } from '@a2a-reminders/client';
+import { BINDINGS, delegationRequest } from '@a2a-reminders/client';
+import { messageText } from '@a2a-reminders/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Binding } from './cli-args.js';
-import { BINDINGS, DEFAULT_PG_URL } from './cli-args.js';
+import { DEFAULT_PG_URL } from './cli-args.js';
 import { cancelCommand, injectCommand, listCommand, watchCommand } from './commands.js';
-import { delegationRequest } from './delegation.js';
 import type { DemoResult } from './demo.js';
-import { DEMO_CASES, runDemo } from './demo.js';
+import { runDemo } from './demo.js';
+import { DEMO_CASES } from './demo-cases.js';
 import { databaseExists, dropDatabase } from './demo-database.js';
-import { textOf } from './format.js';
 import { connectToWorker } from './worker-connection.js';
 import type { WorkerProcess } from './worker-process.js';
 import { spawnWorker, stopWorker } from './worker-process.js';
@@ -45,22 +46,19 @@ describe('the coordinator against a spawned worker', () => {
   let worker: WorkerProcess;
   let cardUrl: string;
   const results = new Map<string, { result: DemoResult; lines: string[] }>();
+  const workerLog: string[] = [];
 
   beforeAll(async () => {
     for (const file of [WORKER_MAIN, COORDINATOR_MAIN, RUN_DEMO]) {
       if (!existsSync(file))
         throw new Error(`${file} is missing: build the apps first (npx turbo run build)`);
     }
-    worker = await spawnWorker(WORKER_MAIN, [
-      '--port',
-      '0',
-      '--grpc-port',
-      '0',
-      '--turn-ms',
-      TURN_MS,
-      '--turns',
-      '12',
-    ]);
+    worker = await spawnWorker(
+      WORKER_MAIN,
+      ['--port', '0', '--grpc-port', '0', '--turn-ms', TURN_MS, '--turns', '12'],
+      // The SDK logs the errors the CLI tests provoke; kept for failure messages only.
+      { onStderr: (line) => workerLog.push(line) },
+    );
     cardUrl = `${worker.httpBaseUrl}/.well-known/agent-card.json`;
     // The three demos are independent tasks; run them side by side.
     await Promise.all(BINDINGS.map((binding) => demoOver(binding)));
@@ -92,7 +90,7 @@ describe('the coordinator against a spawned worker', () => {
 
     it('plays every case and every reminder reaches its expected fate', async () => {
       const { result, lines } = await demo();
-      expect(result.problems, lines.join('\n')).toEqual([]);
+      expect(result.problems, [...lines, '-- worker stderr', ...workerLog].join('\n')).toEqual([]);
       expect(result.ok).toBe(true);
       expect(result.finalState).toBe('COMPLETED');
     });
@@ -153,7 +151,7 @@ describe('the coordinator against a spawned worker', () => {
         const task = await connection.client.getTask({ tenant: '', id: result.taskId });
         const users = task.history.filter((m) => m.role === Role.ROLE_USER);
         expect(users).toHaveLength(1);
-        const history = task.history.map(textOf).join('\n');
+        const history = task.history.map(messageText).join('\n');
         for (const id of ['Upstream PR #4521', 'CI run 88', 'Cost monitor']) {
           expect(history).not.toContain(id);
         }
@@ -184,28 +182,20 @@ describe('the coordinator against a spawned worker', () => {
 
     const out: string[] = [];
     const write = (l: string) => out.push(l);
-    await injectCommand(
-      {
-        kind: 'inject',
-        connection,
-        tenant: '',
-        taskId,
-        json: false,
-        reminder: { id: 'keep', body: 'CI run 90 passed.', ttlTurns: 2 },
-      },
-      write,
-    );
-    await injectCommand(
-      {
-        kind: 'inject',
-        connection,
-        tenant: '',
-        taskId,
-        json: false,
-        reminder: { id: 'drop-me', body: 'Ignore the lint job.', ttlTurns: 20 },
-      },
-      write,
-    );
+    const inject = (id: string, body: string, ttlTurns: number) =>
+      injectCommand(
+        {
+          kind: 'inject',
+          connection,
+          tenant: '',
+          taskId,
+          json: false,
+          reminder: { id, body, ttlTurns },
+        },
+        write,
+      );
+    await inject('keep', 'CI run 90 passed.', 2);
+    await inject('drop-me', 'Ignore the lint job.', 20);
     await cancelCommand(
       { kind: 'cancel', connection, tenant: '', taskId, reminderId: 'drop-me', json: false },
       write,
@@ -219,6 +209,15 @@ describe('the coordinator against a spawned worker', () => {
     expect(watched.join('\n')).toMatch(/reached +keep reached the worker's model at turn \d+/);
     expect(watched.join('\n')).toMatch(/cancelled +drop-me cancelled after \d+ turn\(s\)/);
     expect(watched.at(-1)).toMatch(/state +COMPLETED/);
+
+    // A2A refuses to subscribe to an ended task; watch prints the end it missed, by name.
+    const late: string[] = [];
+    await watchCommand({ kind: 'watch', connection, tenant: '', taskId }, (l) => late.push(l));
+    expect(late).toEqual([
+      expect.stringMatching(
+        new RegExp(`state +task ${taskId} had already ended: COMPLETED: Done in \\d+ turns\\.$`),
+      ),
+    ]);
 
     const listed: string[] = [];
     const list = { kind: 'list', connection, tenant: '', taskId, liveOnly: false } as const;
@@ -251,7 +250,7 @@ describe('the coordinator against a spawned worker', () => {
     expect(live).toEqual([`task ${taskId} has no live reminders`]);
   });
 
-  it('the CLI prints help, and reports a typed error for a terminal task with exit code 1', async () => {
+  it('the CLI prints help and usage errors, errors with their code, and watches an ended task', async () => {
     const help = await run(COORDINATOR_MAIN, ['inject', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--dedupe-key');
@@ -288,6 +287,20 @@ describe('the coordinator against a spawned worker', () => {
     ]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^cost-50 +DISPLACED +displaced by cost-75/m);
+
+    // watch: an ended task's state by name (exit 0); A2A's own errors with their reason.
+    const watched = await run(COORDINATOR_MAIN, ['watch', '--url', cardUrl, '--task-id', done]);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toMatch(/had already ended: COMPLETED: Done in \d+ turns\.$/m);
+    const unknown = await run(COORDINATOR_MAIN, ['watch', '--url', cardUrl, '--task-id', 'nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: TASK_NOT_FOUND: .*nope/);
+
+    // No command: the usage, on stderr, and exit 2.
+    const bare = await run(COORDINATOR_MAIN, []);
+    expect([bare.code, bare.stdout]).toEqual([2, '']);
+    expect(bare.stderr).toContain('error: a command is required');
+    expect(bare.stderr).toContain('Usage: a2a-reminders-coordinator <command>');
   });
 });
 
@@ -358,7 +371,9 @@ describe('run-demo --replicas 3 (npm run demo -- --replicas 3)', () => {
         ),
       );
     }
-    expect(output.stdout).toMatch(/^\[replica-1 stream +\+[\d.]+s\] state +COMPLETED$/m);
+    expect(output.stdout).toMatch(
+      /^\[replica-1 stream +\+[\d.]+s\] state +COMPLETED: Done in \d+ turns\.$/m,
+    );
   });
 
   it('drops the database it created, and stops its replicas', async () => {

@@ -1,116 +1,20 @@
-import type { StreamResponse, Task } from '@a2a-js/sdk';
-import { Role, TaskState } from '@a2a-js/sdk';
-import { reminderEventsOf, reminderPages } from '@a2a-reminders/core';
-import type {
-  InjectTaskReminderRequestSchema,
-  TaskReminderEvent,
-  TaskReminderRecord,
-} from '@a2a-reminders/proto';
-import { ReminderState } from '@a2a-reminders/proto';
-import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Task } from '@a2a-js/sdk';
+import { delegationRequest } from '@a2a-reminders/client';
+import { isTerminalState } from '@a2a-reminders/core';
+import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import type { Connection } from './cli-args.js';
-import { delegationRequest } from './delegation.js';
-import {
-  describeRecord,
-  describeReminderEvent,
-  isTerminal,
-  progressOf,
-  reminderStateName,
-  taskStateName,
-  textOf,
-} from './format.js';
+import type { DemoCase } from './demo-cases.js';
+import { DEFAULT_TASK_TEXT, DEMO_CASES } from './demo-cases.js';
+import { followTask } from './demo-loop.js';
+import type { ReminderOutcome } from './demo-oracle.js';
+import { judgeDemo } from './demo-oracle.js';
+import { reportDemo } from './demo-report.js';
+import { describeInjected, taskStateLabel } from './format.js';
+import { listAllReminders } from './reminder-records.js';
+import { taskStateOf } from './stream-items.js';
 import { Timeline } from './timeline.js';
+import { withWorker } from './with-worker.js';
 import type { WorkerConnection } from './worker-connection.js';
-import { connectToWorker } from './worker-connection.js';
-
-export const DEFAULT_TASK_TEXT =
-  'Add retry with exponential backoff to the HTTP client in src/http/client.ts';
-
-type ReminderInit = NonNullable<
-  MessageInitShape<typeof InjectTaskReminderRequestSchema>['reminder']
->;
-
-/** One reminder the demo sends and the fate it expects for it. */
-export interface DemoReminder {
-  readonly reminder: ReminderInit & { readonly id: string; readonly body: string };
-  readonly expected:
-    | { readonly state: 'EXPIRED'; readonly by: 'ttl' }
-    | { readonly state: 'DISPLACED'; readonly by: string };
-}
-
-/** One of the proposal's cases: what happened upstream, and the reminders it becomes. */
-export interface DemoCase {
-  readonly title: string;
-  /** Played once the stream is open, or once the named reminder has reached a turn. */
-  readonly after: 'subscribed' | { readonly reached: string };
-  readonly reminders: readonly DemoReminder[];
-}
-
-/**
- * The proposal's three cases, chained on observed events rather than on
- * sleeps, so the demo holds at any `--turn-ms`: the rebase reminder goes out
- * when the stream is open, the CI event when the rebase reached a turn, the
- * cost alerts when the CI event did. The cases cover the three roleHint forms:
- * none (the worker falls back to a system message), `system` and `developer`.
- */
-export const DEMO_CASES: readonly DemoCase[] = [
-  {
-    title: 'upstream PR #4521 merged into main: remind the worker to rebase',
-    after: 'subscribed',
-    reminders: [
-      {
-        reminder: {
-          id: 'upstream-pr-4521',
-          body: 'Upstream PR #4521 (shared retry helpers) was merged into main. Rebase your branch before you push.',
-          dedupeKey: 'upstream-main',
-          ttlTurns: 2,
-          source: 'repo-watcher',
-        },
-        expected: { state: 'EXPIRED', by: 'ttl' },
-      },
-    ],
-  },
-  {
-    title: 'CI finished on the branch: forward the result',
-    after: { reached: 'upstream-pr-4521' },
-    reminders: [
-      {
-        reminder: {
-          id: 'ci-run-88',
-          body: 'CI run 88 on branch retry-backoff: 2 tests failing in test/http/retry.test.ts.',
-          dedupeKey: 'ci:retry-backoff',
-          ttlTurns: 1,
-          source: 'ci',
-          roleHint: 'developer',
-        },
-        expected: { state: 'EXPIRED', by: 'ttl' },
-      },
-    ],
-  },
-  {
-    title: 'the cost monitor fires three times in a row: only the latest may reach the worker',
-    after: { reached: 'ci-run-88' },
-    reminders: [50, 75, 90].map((percent, i, all): DemoReminder => {
-      const next = all[i + 1];
-      return {
-        reminder: {
-          id: `cost-${percent}`,
-          body:
-            `Cost monitor: ${percent}% of this task's $5.00 budget is spent.` +
-            (percent >= 90 ? ' Wrap up now.' : ''),
-          dedupeKey: 'cost-budget',
-          ttlTurns: 1,
-          source: 'cost-monitor',
-          roleHint: 'system',
-        },
-        expected:
-          next === undefined
-            ? { state: 'EXPIRED', by: 'ttl' }
-            : { state: 'DISPLACED', by: `cost-${next}` },
-      };
-    }),
-  },
-];
 
 export interface DemoOptions {
   readonly connection: Connection;
@@ -119,22 +23,6 @@ export interface DemoOptions {
   readonly taskText?: string;
   readonly timeoutMs?: number;
   readonly cases?: readonly DemoCase[];
-}
-
-/** What happened to one reminder, and whether that is what the demo expected. */
-export interface ReminderOutcome {
-  readonly id: string;
-  readonly state: string;
-  readonly expected: string;
-  readonly firstTurn: number | undefined;
-  readonly displacedBy: string;
-  /** Turns at which the stream reported the reminder reaching the model. */
-  readonly reachedTurns: readonly number[];
-  /** The last event the stream carried for it, e.g. `expired`. */
-  readonly lastEvent: string | undefined;
-  /** For EXPIRED: whether its TTL ran out (false when the task's end expired it). */
-  readonly expiredByTtl: boolean | undefined;
-  readonly ok: boolean;
 }
 
 export interface DemoResult {
@@ -153,249 +41,88 @@ export interface DemoResult {
 }
 
 /**
- * The `demo` subcommand: delegates a coding task, subscribes to its stream
- * and plays the proposal's cases while it runs, printing a timeline, then
- * checks every reminder's fate (ListTaskReminders) and the task's history.
+ * The `demo` subcommand: delegates a coding task (SendMessage with
+ * `returnImmediately`), follows it with SubscribeToTask and plays the
+ * proposal's cases while it runs, printing a timeline; then checks every
+ * reminder's fate (ListTaskReminders) and the task's history (GetTask).
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const cases = options.cases ?? DEMO_CASES;
-  const timeline = new Timeline(options.connection.binding, options.write);
-  const abort = AbortSignal.timeout(options.timeoutMs ?? 120_000);
-  const worker = await connectToWorker(options.connection);
-  try {
-    timeline.plain(
-      `== demo over ${options.connection.binding}: ${worker.card.name} at ${worker.endpoint}`,
+  const taskText = options.taskText ?? DEFAULT_TASK_TEXT;
+  const { binding } = options.connection;
+  const timeline = new Timeline(binding, options.write);
+  const signal = AbortSignal.timeout(options.timeoutMs ?? 120_000);
+  return withWorker(options.connection, async (worker) => {
+    timeline.plain(`== demo over ${binding}: ${worker.card.name} at ${worker.endpoint}`);
+    const sent = await worker.client.sendMessage(
+      delegationRequest(taskText),
+      worker.requestOptions(signal),
     );
-    return await play(worker, cases, options.taskText ?? DEFAULT_TASK_TEXT, timeline, abort);
-  } finally {
-    worker.close();
-  }
-}
+    if (!('status' in sent)) throw new Error('the worker answered with a message, not a task');
+    timeline.line(
+      'delegate',
+      `task ${sent.id} "${taskText}" (${taskStateLabel(sent.status?.state)}, returnImmediately)`,
+    );
 
-async function play(
-  worker: WorkerConnection,
-  cases: readonly DemoCase[],
-  taskText: string,
-  timeline: Timeline,
-  signal: AbortSignal,
-): Promise<DemoResult> {
-  const sent = await worker.client.sendMessage(
-    delegationRequest(taskText),
-    worker.requestOptions(signal),
-  );
-  if (!('status' in sent)) throw new Error('the worker answered with a message, not a task');
-  const taskId = sent.id;
-  timeline.line(
-    'delegate',
-    `task ${taskId} "${taskText}" (${taskStateName(sent.status?.state)}, returnImmediately)`,
-  );
-
-  const events: TaskReminderEvent[] = [];
-  const pending = [...cases];
-  let finalState = sent.status?.state;
-
-  const playCases = async (trigger: (c: DemoCase) => boolean) => {
-    for (const demoCase of pending.filter(trigger)) {
-      pending.splice(pending.indexOf(demoCase), 1);
-      timeline.line('case', demoCase.title);
-      for (const { reminder } of demoCase.reminders) {
-        const response = await worker.reminders.injectTaskReminder(
-          { taskId, reminder },
-          { signal },
-        );
-        const displaced = response.displacedReminderIds;
-        const details = [
-          reminder.dedupeKey ? `dedupe ${reminder.dedupeKey}` : undefined,
-          `ttl ${response.record?.reminder?.ttlTurns ?? '?'}`,
-          reminder.roleHint ? `roleHint ${reminder.roleHint}` : 'no roleHint',
-        ].filter((d) => d !== undefined);
-        timeline.line(
-          'inject',
-          `${reminder.id} accepted ${reminderStateName(response.record?.state ?? ReminderState.UNSPECIFIED)} (${details.join(', ')})` +
-            (displaced.length > 0 ? `; displaces ${displaced.join(', ')}` : ''),
-        );
-      }
-    }
-  };
-
-  const stream = worker.client.resubscribeTask(
-    { tenant: '', id: taskId },
-    worker.requestOptions(signal),
-  );
-  let subscribed = false;
-  for await (const item of stream) {
-    if (!subscribed) {
-      subscribed = true;
+    const followed = await followTask({
+      items: worker.client.resubscribeTask(
+        { tenant: '', id: sent.id },
+        worker.requestOptions(signal),
+      ),
+      timeline,
       // The first item is the task's snapshot: from here on no event is missed.
-      timeline.line('subscribe', `SubscribeToTask open (task ${taskStateName(stateOf(item))})`);
-      await playCases((c) => c.after === 'subscribed');
-    }
-    for (const event of reminderEventsOf(item)) {
-      events.push(event);
-      const { tag, text } = describeReminderEvent(event);
-      timeline.line(tag, text);
-      if (event.event.case === 'emitted') {
-        const id = event.reminderId;
-        await playCases((c) => c.after !== 'subscribed' && c.after.reached === id);
-      }
-    }
-    const progress = progressOf(item);
-    if (progress !== undefined && item.payload?.$case === 'statusUpdate') {
-      finalState = progress.state;
-      const tag = isTerminal(progress.state) ? 'state' : 'progress';
-      const text = isTerminal(progress.state)
-        ? `${taskStateName(progress.state)}${progress.text ? `: ${progress.text}` : ''}`
-        : progress.text;
-      timeline.line(tag, text);
-    }
-    if (item.payload?.$case === 'artifactUpdate') {
-      timeline.line('artifact', `${item.payload.value.artifact?.name ?? 'artifact'} published`);
-    }
-  }
+      opened: (_, item) =>
+        timeline.line(
+          'subscribe',
+          `SubscribeToTask open (task ${taskStateLabel(taskStateOf(item))})`,
+        ),
+      play: {
+        cases,
+        inject: async (taskId, { reminder }) => {
+          const response = await worker.reminders.injectTaskReminder(
+            { taskId, reminder },
+            { signal },
+          );
+          timeline.line('inject', describeInjected(reminder, response));
+        },
+      },
+    });
 
-  // A stream cut short leaves the task's end unobserved; ask for it.
-  const task = await waitForEnd(worker, taskId, signal);
-  finalState = task.status?.state ?? finalState;
-  const reminders: TaskReminderRecord[] = [];
-  for await (const page of reminderPages(worker.reminders, { taskId }, { signal })) {
-    reminders.push(...page.reminders);
-  }
-  return judge(worker, cases, taskId, taskText, task, finalState, reminders, events, timeline);
+    // A stream cut short leaves the task's end unobserved; ask for it.
+    const task = await waitForEnd(worker, sent.id, signal);
+    const finalState = task.status?.state ?? followed.finalState;
+    const records = await listAllReminders(worker.reminders, { taskId: sent.id }, { signal });
+    const verdict = judgeDemo({
+      cases,
+      taskText,
+      task,
+      finalState,
+      records,
+      events: followed.events,
+    });
+    reportDemo(timeline, {
+      binding,
+      taskId: sent.id,
+      finalState: taskStateLabel(finalState),
+      records,
+      historyLength: task.history.length,
+      verdict,
+    });
+    return {
+      binding,
+      taskId: sent.id,
+      finalState: taskStateLabel(finalState),
+      outcomes: verdict.outcomes,
+      events: followed.events,
+      userMessagesInHistory: verdict.userMessages,
+      remindersInHistory: verdict.remindersInHistory,
+      problems: verdict.problems,
+      ok: verdict.problems.length === 0,
+    };
+  });
 }
 
-function judge(
-  worker: WorkerConnection,
-  cases: readonly DemoCase[],
-  taskId: string,
-  taskText: string,
-  task: Task,
-  finalState: TaskState | undefined,
-  records: readonly TaskReminderRecord[],
-  events: readonly TaskReminderEvent[],
-  timeline: Timeline,
-): DemoResult {
-  const problems: string[] = [];
-  const sentReminders = cases.flatMap((c) => c.reminders);
-  const outcomes = sentReminders.map((sent) =>
-    outcomeOf(
-      sent,
-      records.find((r) => r.reminder?.id === sent.reminder.id),
-      events,
-    ),
-  );
-  for (const o of outcomes) {
-    if (o.ok) continue;
-    if (o.state === 'DISPLACED' && o.reachedTurns.length > 0) {
-      // The fate is right but the collapse failed: a turn boundary fell between the alerts.
-      problems.push(
-        `${o.id} reached turn ${o.reachedTurns[0]} before it was displaced: the alerts took ` +
-          'longer than one turn to send (give the worker a larger --turn-ms)',
-      );
-    } else {
-      problems.push(`${o.id} ended ${o.state}, expected ${o.expected}`);
-    }
-  }
-  if (finalState !== TaskState.TASK_STATE_COMPLETED) {
-    problems.push(`the task ended ${taskStateName(finalState)}, expected COMPLETED`);
-  }
-  for (const c of cases) {
-    if (c.reminders.every((r) => !events.some((e) => e.reminderId === r.reminder.id))) {
-      problems.push(`case not played: ${c.title}`);
-    }
-  }
-
-  // Reminders are ambient: the history must hold the delegation as its only
-  // user message and no reminder text at all (spec: Rendering).
-  const users = task.history.filter((m) => m.role === Role.ROLE_USER);
-  if (users.length !== 1 || textOf(users[0]) !== taskText) {
-    problems.push(`history holds ${users.length} user messages, expected only the delegation`);
-  }
-  const remindersInHistory = sentReminders
-    .filter(({ reminder }) => task.history.some((m) => textOf(m).includes(reminder.body)))
-    .map(({ reminder }) => reminder.id);
-  if (remindersInHistory.length > 0) {
-    problems.push(`reminder text found in the task's history: ${remindersInHistory.join(', ')}`);
-  }
-
-  timeline.plain(
-    `-- summary over ${worker.binding}: task ${taskId} ended ${taskStateName(finalState)}`,
-  );
-  for (const record of records) {
-    const o = outcomes.find((x) => x.id === record.reminder?.id);
-    const verdict = o === undefined ? '' : `  expected ${o.expected}: ${o.ok ? 'ok' : 'WRONG'}`;
-    timeline.plain(`   ${describeRecord(record)}${verdict}`);
-  }
-  timeline.plain(
-    `   history: ${users.length} user message(s), ${task.history.length} in all; ` +
-      `reminder text in history: ${remindersInHistory.length === 0 ? 'none' : remindersInHistory.join(', ')}`,
-  );
-  const ok = problems.length === 0;
-  timeline.plain(
-    ok
-      ? '   result: every reminder reached its expected fate'
-      : `   result: FAILED\n${problems.map((p) => `   - ${p}`).join('\n')}`,
-  );
-
-  return {
-    binding: worker.binding,
-    taskId,
-    finalState: taskStateName(finalState),
-    outcomes,
-    events,
-    userMessagesInHistory: users.length,
-    remindersInHistory,
-    problems,
-    ok,
-  };
-}
-
-function outcomeOf(
-  sent: DemoReminder,
-  record: TaskReminderRecord | undefined,
-  events: readonly TaskReminderEvent[],
-): ReminderOutcome {
-  const id = sent.reminder.id;
-  const own = events.filter((e) => e.reminderId === id);
-  const reachedTurns = own.flatMap((e) => (e.event.case === 'emitted' ? [e.event.value.turn] : []));
-  const expiredEvent = own.find((e) => e.event.case === 'expired');
-  const expiredByTtl =
-    expiredEvent?.event.case === 'expired' ? !expiredEvent.event.value.taskEnded : undefined;
-  const state = record === undefined ? 'MISSING' : reminderStateName(record.state);
-  const lastEvent = own.at(-1)?.event.case;
-  let ok: boolean;
-  let expected: string;
-  if (sent.expected.state === 'EXPIRED') {
-    expected = 'EXPIRED (TTL used up)';
-    ok = state === 'EXPIRED' && expiredByTtl === true && reachedTurns.length === 1;
-  } else {
-    expected = `DISPLACED by ${sent.expected.by}`;
-    // Collapsed: displaced before any turn, so the worker never saw it.
-    ok =
-      state === 'DISPLACED' &&
-      record?.displacedBy === sent.expected.by &&
-      reachedTurns.length === 0 &&
-      lastEvent === 'displaced';
-  }
-  return {
-    id,
-    state,
-    expected,
-    firstTurn: record?.firstTurn,
-    displacedBy: record?.displacedBy ?? '',
-    reachedTurns,
-    lastEvent,
-    expiredByTtl,
-    ok,
-  };
-}
-
-function stateOf(item: StreamResponse): TaskState | undefined {
-  const p = item.payload;
-  if (p?.$case === 'task') return p.value.status?.state;
-  if (p?.$case === 'statusUpdate') return p.value.status?.state;
-  return undefined;
-}
-
+/** GetTask until the task is terminal: its final state and history. */
 async function waitForEnd(
   worker: WorkerConnection,
   taskId: string,
@@ -406,7 +133,7 @@ async function waitForEnd(
       { tenant: '', id: taskId },
       worker.requestOptions(signal),
     );
-    if (isTerminal(task.status?.state)) return task;
+    if (isTerminalState(task.status?.state)) return task;
     await new Promise((resolve) => setTimeout(resolve, 100));
     signal.throwIfAborted();
   }

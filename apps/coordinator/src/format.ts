@@ -1,36 +1,47 @@
-import type { Message, StreamResponse, Task } from '@a2a-js/sdk';
-import { TaskState } from '@a2a-js/sdk';
-import { isReminderUpdate } from '@a2a-reminders/core';
-import type { TaskReminderEvent, TaskReminderRecord } from '@a2a-reminders/proto';
+import type { TaskState } from '@a2a-js/sdk';
+import { taskStateName } from '@a2a-reminders/core';
+import type {
+  InjectTaskReminderResponse,
+  TaskReminderEvent,
+  TaskReminderRecord,
+} from '@a2a-reminders/proto';
 import { ReminderState } from '@a2a-reminders/proto';
+import type { InjectFields } from './cli-args.js';
 
 /** `REMINDER_STATE_EXPIRED` → `EXPIRED`. */
 export function reminderStateName(state: ReminderState): string {
   return ReminderState[state] ?? `UNKNOWN(${state})`;
 }
 
-/** `TASK_STATE_WORKING` → `WORKING`. */
-export function taskStateName(state: TaskState | undefined): string {
-  if (state === undefined) return 'UNKNOWN';
-  return (TaskState[state] ?? `UNKNOWN(${state})`).replace(/^TASK_STATE_/, '');
+/**
+ * `WORKING`: core's ProtoJSON name of a task state (`TASK_STATE_WORKING`, as
+ * the wire and InjectTaskReminder's `taskState` carry it) without its prefix,
+ * as the CLI shows it next to the reminder states.
+ */
+export function taskStateLabel(state: TaskState | string | undefined): string {
+  const name = typeof state === 'string' ? state : taskStateName(state);
+  return name.replace(/^TASK_STATE_/, '');
 }
 
-export function isTerminal(state: TaskState | undefined): boolean {
+/**
+ * An accepted InjectTaskReminder as a timeline entry:
+ * `cost-75 accepted PENDING (dedupe cost-budget, ttl 1, roleHint system); displaces cost-50`.
+ */
+export function describeInjected(
+  reminder: InjectFields,
+  response: InjectTaskReminderResponse,
+): string {
+  const details = [
+    reminder.dedupeKey ? `dedupe ${reminder.dedupeKey}` : undefined,
+    `ttl ${response.record?.reminder?.ttlTurns ?? '?'}`,
+    reminder.roleHint ? `roleHint ${reminder.roleHint}` : 'no roleHint',
+  ].filter((d) => d !== undefined);
+  const state = reminderStateName(response.record?.state ?? ReminderState.UNSPECIFIED);
+  const displaced = response.displacedReminderIds;
   return (
-    state === TaskState.TASK_STATE_COMPLETED ||
-    state === TaskState.TASK_STATE_FAILED ||
-    state === TaskState.TASK_STATE_CANCELED ||
-    state === TaskState.TASK_STATE_REJECTED
+    `${reminder.id} accepted ${state} (${details.join(', ')})` +
+    (displaced.length > 0 ? `; displaces ${displaced.join(', ')}` : '')
   );
-}
-
-/** The text parts of an A2A message, joined. */
-export function textOf(message: Message | undefined): string {
-  if (message === undefined) return '';
-  return message.parts
-    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
-    .filter((t) => t.length > 0)
-    .join('\n');
 }
 
 /** One reminder event as a timeline entry: a short tag and its text. */
@@ -61,7 +72,7 @@ export function describeReminderEvent(event: TaskReminderEvent): { tag: string; 
     case 'dropped':
       return {
         tag: 'dropped',
-        text: `${id} dropped: the task ended (${event.event.value.taskState}) before any turn`,
+        text: `${id} dropped: the task ended (${taskStateLabel(event.event.value.taskState)}) before any turn`,
       };
     default:
       return { tag: 'event', text: `${id}: an event this coordinator does not know` };
@@ -78,31 +89,4 @@ export function describeRecord(record: TaskReminderRecord): string {
   if (r?.dedupeKey) parts.push(`dedupe ${r.dedupeKey}`);
   if (r?.ttlTurns !== undefined) parts.push(`ttl ${r.ttlTurns}`);
   return parts.join('  ');
-}
-
-/** A task's progress as it appears in a stream item: its state and the agent's status text. */
-export interface Progress {
-  readonly state: TaskState | undefined;
-  readonly text: string;
-}
-
-/** The progress in a stream item, if it carries any: a task snapshot or a status update with a message. */
-export function progressOf(item: StreamResponse): Progress | undefined {
-  const payload = item.payload;
-  if (payload?.$case === 'task') {
-    return { state: payload.value.status?.state, text: textOf(payload.value.status?.message) };
-  }
-  if (payload?.$case === 'statusUpdate') {
-    // R50: a reminder update repeats the last status, message included; it is not progress.
-    if (isReminderUpdate(item)) return undefined;
-    const status = payload.value.status;
-    const text = textOf(status?.message);
-    if (text.length === 0 && !isTerminal(status?.state)) return undefined;
-    return { state: status?.state, text };
-  }
-  return undefined;
-}
-
-export function taskOf(item: StreamResponse): Task | undefined {
-  return item.payload?.$case === 'task' ? item.payload.value : undefined;
 }

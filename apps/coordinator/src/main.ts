@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { ReminderError } from '@a2a-reminders/core';
 import { parseCoordinatorArgs, UsageError } from './cli-args.js';
+import { describeError } from './cli-errors.js';
 import { cancelCommand, injectCommand, listCommand, watchCommand } from './commands.js';
 import { runDemo } from './demo.js';
 
@@ -40,15 +40,6 @@ async function main(argv: readonly string[]): Promise<number> {
       await watchCommand(command, write);
       return 0;
   }
-}
-
-/** A reminder error as the binding reported it: code, message and field violations. */
-function describeError(error: unknown): string {
-  if (error instanceof ReminderError) {
-    const violations = error.fieldViolations.map((v) => `\n  ${v.field}: ${v.description}`);
-    return `error: ${error.code}: ${error.message}${violations.join('')}`;
-  }
-  return `error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 main(process.argv.slice(2)).then(

@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Issue 5: every command in the root README is run by a test. The quick-start
 // commands `npm ci` and `npm test` are what .ci/run runs; everything else runs
 // here, exactly as written, against a worker started with the README's own
-// command. The only edit is the worker's ports: 0 instead of 8080/50051, and
-// the real address substituted back into the later commands.
+// command. The only edits are the worker's ports (0 instead of 8080/50051, and
+// the real addresses substituted back into the later commands) and a pause
+// between the wire steps.
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -29,12 +30,6 @@ const PROPOSAL_REMINDER = {
   source: 'coordinator-agent',
 };
 
-function blockStartingWith(prefix: string): string {
-  const block = blocks.find((b) => b.startsWith(prefix));
-  if (block === undefined) throw new Error(`README has no sh block starting with ${prefix}`);
-  return block;
-}
-
 describe('the README quick start', () => {
   it('has the two commands, and CI runs the install and test halves of them', () => {
     expect(blocks).toContain('npm ci && npm run demo');
@@ -45,7 +40,7 @@ describe('the README quick start', () => {
   });
 
   it('npm run demo exits 0 with every reminder at its expected fate on each binding', async () => {
-    const { stdout } = await run('npm', ['run', '-s', 'demo'], {
+    const { stdout, stderr } = await run('npm', ['run', '-s', 'demo'], {
       cwd: ROOT,
       timeout: 170_000,
       maxBuffer: 16 * 1024 * 1024,
@@ -54,16 +49,26 @@ describe('the README quick start', () => {
       expect(stdout).toContain(`-- summary over ${binding}:`);
     }
     expect(stdout).toContain('every reminder reached its expected fate');
+    // Issue 11: the build says what it builds, if anything, and never shows turbo's banner.
+    expect(stderr).not.toMatch(/Packages in scope|Tasks: +\d/);
   }, 180_000);
 });
 
 describe('the README wire examples', () => {
+  // Issue 11: the walk-through works at a human pace. Its steps run with a
+  // pause between them, as a person trying them would leave; the pauses alone
+  // add up to 40 s before the last step, well past the ~22 s a task lived with
+  // the old flags (12 turns of --turn-ms 2000), and past the life of a reminder
+  // at that pace (two turns), so a task or reminder that ended on its own
+  // would fail the later steps.
+  const PAUSE_SECONDS = 5;
+  const steps = shBlocksOf(readmeSection('On the wire'));
   let worker: ChildProcess | undefined;
-  let httpAddress = '';
   const outputs: string[] = [];
 
   beforeAll(async () => {
-    const start = blockStartingWith('npm run worker');
+    const start = steps[0] ?? '';
+    expect(start).toMatch(/^npm run worker /);
     const command = start
       .replace('--port 8080', '--port 0')
       .replace('--grpc-port 50051', '--grpc-port 0');
@@ -73,20 +78,23 @@ describe('the README wire examples', () => {
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
-    httpAddress = await readyAddress(worker);
+    const address = await readyAddresses(worker);
 
-    const examples = blocks.slice(blocks.indexOf(start) + 1);
+    const examples = steps.slice(1);
+    const onThisWorker = (block: string) =>
+      block.replaceAll('127.0.0.1:8080', address.http).replaceAll('127.0.0.1:50051', address.grpc);
     const script = [
       'set -euo pipefail',
-      ...examples.flatMap((b) => [
-        b.replaceAll('127.0.0.1:8080', httpAddress),
+      ...examples.flatMap((b, i) => [
+        ...(i === 0 ? [] : [`sleep ${PAUSE_SECONDS}`]),
+        onThisWorker(b),
         `echo; echo ${SEPARATOR}`,
       ]),
       'echo "TASK_ID=$TASK_ID"',
     ].join('\n');
-    const { stdout } = await run('bash', ['-c', script], { cwd: ROOT, timeout: 120_000 });
+    const { stdout } = await run('bash', ['-c', script], { cwd: ROOT, timeout: 240_000 });
     outputs.push(...stdout.split(`${SEPARATOR}\n`).map((o) => o.trim()));
-  }, 150_000);
+  }, 300_000);
 
   afterAll(async () => {
     if (worker?.pid !== undefined && worker.exitCode === null) {
@@ -97,6 +105,10 @@ describe('the README wire examples', () => {
   });
 
   const json = (i: number) => JSON.parse(outputs[i] ?? 'null');
+
+  it('starts a worker whose task keeps working until it is cancelled', () => {
+    expect(steps[0]).toContain('--turns 0');
+  });
 
   it('creates a task with a stock SendMessage and keeps its id', () => {
     expect(outputs[0]).toBe('');
@@ -116,27 +128,44 @@ describe('the README wire examples', () => {
     expect(response.displacedReminderIds).toEqual(['reminder-1']);
   });
 
-  it('injects over gRPC through the coordinator, displacing reminder-2', () => {
-    expect(outputs[3]).toMatch(/^reminder-3\s/);
-    expect(outputs[3]).toContain('displaced: reminder-2');
+  it('lists the reminder rpcs through gRPC server reflection', () => {
+    expect(outputs[3]?.split('\n')).toEqual([
+      'a2a.reminders.v1.TaskReminderService/CancelTaskReminder',
+      'a2a.reminders.v1.TaskReminderService/InjectTaskReminder',
+      'a2a.reminders.v1.TaskReminderService/ListTaskReminders',
+    ]);
+  });
+
+  it('injects over raw gRPC with buf curl and reflection, displacing reminder-2', () => {
+    const response = json(4);
+    expect(response.record.reminder).toEqual({ ...PROPOSAL_REMINDER, id: 'reminder-3' });
+    expect(response.displacedReminderIds).toEqual(['reminder-2']);
+    expect(response.taskState).toBe('TASK_STATE_WORKING');
+  });
+
+  it('injects over gRPC through the coordinator, displacing reminder-3', () => {
+    expect(outputs[5]).toMatch(/^reminder-4\s/);
+    expect(outputs[5]).toContain('displaced: reminder-3');
   });
 
   it("lists every reminder's fate", () => {
-    const reminders = json(4).reminders as Array<Record<string, unknown>>;
+    const reminders = json(6).reminders as Array<Record<string, unknown>>;
     expect(reminders.map((r) => (r.reminder as { id: string }).id)).toEqual([
       'reminder-1',
       'reminder-2',
       'reminder-3',
+      'reminder-4',
     ]);
-    expect(reminders.slice(0, 2).map((r) => [r.state, r.displacedBy])).toEqual([
+    expect(reminders.slice(0, 3).map((r) => [r.state, r.displacedBy])).toEqual([
       ['REMINDER_STATE_DISPLACED', 'reminder-2'],
       ['REMINDER_STATE_DISPLACED', 'reminder-3'],
+      ['REMINDER_STATE_DISPLACED', 'reminder-4'],
     ]);
-    expect(['REMINDER_STATE_PENDING', 'REMINDER_STATE_ACTIVE']).toContain(reminders[2]?.state);
+    expect(['REMINDER_STATE_PENDING', 'REMINDER_STATE_ACTIVE']).toContain(reminders[3]?.state);
   });
 
   it('answers a bad reminder with a google.rpc.Status listing each field', () => {
-    const { error } = json(5);
+    const { error } = json(7);
     expect([error.code, error.status]).toEqual([400, 'INVALID_ARGUMENT']);
     const badRequest = (error.details as Array<Record<string, unknown>>).find(
       (d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
@@ -147,19 +176,36 @@ describe('the README wire examples', () => {
       'reminder.ttlTurns',
     ]);
   });
+
+  it('cancels the task at the end, still working after the pauses', () => {
+    expect(outputs[8]).toBe('TASK_STATE_CANCELED');
+    expect(outputs).toHaveLength(10);
+  });
 });
 
-/** Resolves with `host:port` of the worker's HTTP server once it prints READY. */
-function readyAddress(child: ChildProcess): Promise<string> {
+/** The text of the README's `## <title>` section. */
+function readmeSection(title: string): string {
+  const section = README.split(/^## /m).find((s) => s.startsWith(`${title}\n`));
+  if (section === undefined) throw new Error(`README has no section "## ${title}"`);
+  return section;
+}
+
+/** The shell code blocks of a README text, in order. */
+function shBlocksOf(text: string): string[] {
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1] ?? '').trim());
+}
+
+/** Resolves with the worker's HTTP and gRPC `host:port` once it prints READY. */
+function readyAddresses(child: ChildProcess): Promise<{ http: string; grpc: string }> {
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no READY line within 60 s')), 60_000);
     child.once('exit', (code) => reject(new Error(`the worker exited with ${code} before READY`)));
     lines.on('line', (line) => {
-      const ready = /^READY http=http:\/\/(\S+) grpc=\S+$/.exec(line);
-      if (ready?.[1] !== undefined) {
+      const ready = /^READY http=http:\/\/(\S+) grpc=(\S+)$/.exec(line);
+      if (ready?.[1] !== undefined && ready[2] !== undefined) {
         clearTimeout(timer);
-        resolve(ready[1]);
+        resolve({ http: ready[1], grpc: ready[2] });
       }
     });
   });

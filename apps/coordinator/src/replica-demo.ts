@@ -1,31 +1,15 @@
-import type { StreamResponse } from '@a2a-js/sdk';
-import { TaskState } from '@a2a-js/sdk';
-import { reminderEventsOf, reminderPages } from '@a2a-reminders/core';
-import type { TaskReminderEvent, TaskReminderRecord } from '@a2a-reminders/proto';
-import { ReminderState } from '@a2a-reminders/proto';
-import type { Binding } from './cli-args.js';
-import { BINDINGS } from './cli-args.js';
-import { delegationRequest } from './delegation.js';
-import type { DemoCase, DemoReminder } from './demo.js';
-import { DEFAULT_TASK_TEXT, DEMO_CASES } from './demo.js';
-import {
-  describeReminderEvent,
-  isTerminal,
-  progressOf,
-  reminderStateName,
-  taskStateName,
-} from './format.js';
+import type { Binding } from '@a2a-reminders/client';
+import { BINDINGS, delegationRequest } from '@a2a-reminders/client';
+import type { DemoCase } from './demo-cases.js';
+import { DEFAULT_TASK_TEXT, DEMO_CASES, remindersOf } from './demo-cases.js';
+import { followTask } from './demo-loop.js';
+import { describeInjected, taskStateLabel } from './format.js';
+import { listAllReminders } from './reminder-records.js';
+import type { InjectRoute, Replica, ReplicaFate } from './replica-fates.js';
+import { judgeReplicaFates, reportReplicaFates } from './replica-fates.js';
 import { Timeline } from './timeline.js';
 import type { WorkerConnection } from './worker-connection.js';
 import { connectToWorker } from './worker-connection.js';
-
-/** One worker replica of a deployment sharing one PostgreSQL database. */
-export interface Replica {
-  /** Its `--replica-id`, e.g. `replica-2`. */
-  readonly id: string;
-  /** Its agent card URL. */
-  readonly cardUrl: string;
-}
 
 export interface ReplicaDemoOptions {
   /** The first runs the task; the others accept the reminders. At least two. */
@@ -37,28 +21,6 @@ export interface ReplicaDemoOptions {
   readonly timeoutMs?: number;
   readonly taskText?: string;
   readonly cases?: readonly DemoCase[];
-}
-
-/** Where one reminder was injected: a replica other than the task's, over one binding. */
-export interface InjectRoute {
-  readonly replica: Replica;
-  readonly binding: Binding;
-}
-
-/** One reminder's fate as the caller saw it on the stream, and as each replica lists it. */
-export interface ReplicaFate {
-  readonly id: string;
-  readonly route: InjectRoute;
-  /** The state its final event on the first replica's stream names (`expired` → EXPIRED). */
-  readonly streamed: string | undefined;
-  /** How many final events that stream carried for it; R52 says exactly one. */
-  readonly finalEvents: number;
-  /** Its state in ListTaskReminders on each replica, in replica order. */
-  readonly listed: readonly string[];
-  /** The fate the demo's case planned for it, e.g. `DISPLACED by cost-75`. */
-  readonly planned: string;
-  /** The stream showed exactly one final event, and every replica lists that state. */
-  readonly ok: boolean;
 }
 
 export interface ReplicaDemoResult {
@@ -104,7 +66,8 @@ function listBindingOf(index: number): Binding {
 export async function runReplicaDemo(options: ReplicaDemoOptions): Promise<ReplicaDemoResult> {
   const { replicas, write } = options;
   const cases = options.cases ?? DEMO_CASES;
-  const sent = cases.flatMap((c) => c.reminders);
+  const taskText = options.taskText ?? DEFAULT_TASK_TEXT;
+  const sent = remindersOf(cases);
   const routeList = injectRoutes(replicas, sent.length);
   const routes = new Map(sent.map((s, i) => [s.reminder.id, routeList[i] as InjectRoute]));
   const runner = replicas[0] as Replica;
@@ -135,185 +98,62 @@ export async function runReplicaDemo(options: ReplicaDemoOptions): Promise<Repli
       connections.set(key, await connectToWorker({ url: replica.cardUrl, binding, headers: {} }));
     }
 
+    const others = replicas.slice(1).map((r) => r.id);
     write(
       `== replica demo: ${replicas.length} replicas on one database; ${runner.id} runs the task, ` +
-        `${replicas
-          .slice(1)
-          .map((r) => r.id)
-          .join(' and ')} accept the reminders`,
+        `${others.join(' and ')} accept the reminders`,
     );
-    const played = await play({
-      stream: via(runner, STREAM_BINDING),
-      streamTimeline: at(runner, 'stream'),
-      cases,
-      taskText: options.taskText ?? DEFAULT_TASK_TEXT,
-      inject: async (taskId, { reminder }) => {
-        const route = routes.get(reminder.id) as InjectRoute;
-        const response = await via(route.replica, route.binding).reminders.injectTaskReminder(
-          { taskId, reminder },
-          { signal },
-        );
-        const displaced = response.displacedReminderIds;
-        at(route.replica, route.binding).line(
-          'inject',
-          `${reminder.id} accepted ${reminderStateName(response.record?.state ?? ReminderState.UNSPECIFIED)}` +
-            (displaced.length > 0 ? `; displaces ${displaced.join(', ')}` : ''),
-        );
+    const stream = via(runner, STREAM_BINDING);
+    const followed = await followTask({
+      items: stream.client.sendMessageStream(
+        delegationRequest(taskText),
+        stream.requestOptions(signal),
+      ),
+      timeline: at(runner, 'stream'),
+      opened: (taskId) =>
+        at(runner, 'stream').line(
+          'delegate',
+          `task ${taskId} "${taskText}" (SendStreamingMessage over ${stream.binding})`,
+        ),
+      play: {
+        cases,
+        inject: async (taskId, { reminder }) => {
+          const route = routes.get(reminder.id) as InjectRoute;
+          const response = await via(route.replica, route.binding).reminders.injectTaskReminder(
+            { taskId, reminder },
+            { signal },
+          );
+          at(route.replica, route.binding).line('inject', describeInjected(reminder, response));
+        },
       },
-      signal,
     });
 
-    const lists: TaskReminderRecord[][] = [];
+    const lists = [];
     for (const [i, replica] of replicas.entries()) {
-      const records: TaskReminderRecord[] = [];
-      const pages = reminderPages(
-        via(replica, listBindingOf(i)).reminders,
-        { taskId: played.taskId },
-        { signal },
-      );
-      for await (const page of pages) records.push(...page.reminders);
-      lists.push(records);
+      const client = via(replica, listBindingOf(i)).reminders;
+      lists.push(await listAllReminders(client, { taskId: followed.taskId }, { signal }));
     }
-    return judge(replicas, sent, routes, played, lists, write);
+    const verdict = judgeReplicaFates(runner.id, {
+      sent,
+      routes,
+      finalState: followed.finalState,
+      events: followed.events,
+      lists,
+    });
+    reportReplicaFates(
+      write,
+      `-- fates: ${runner.id}'s stream, and ListTaskReminders on ` +
+        replicas.map((r, i) => `${r.id} (${listBindingOf(i)})`).join(', '),
+      verdict,
+    );
+    return {
+      taskId: followed.taskId,
+      finalState: taskStateLabel(followed.finalState),
+      fates: verdict.fates,
+      problems: verdict.problems,
+      ok: verdict.problems.length === 0,
+    };
   } finally {
     for (const connection of connections.values()) connection.close();
   }
-}
-
-interface Played {
-  readonly taskId: string;
-  readonly finalState: TaskState | undefined;
-  readonly events: readonly TaskReminderEvent[];
-}
-
-/**
- * Delegates the task on the stream's replica and plays the cases on their
- * triggers: once the stream carries the task, or once the named reminder
- * reached a turn, as the single-worker demo does.
- */
-async function play(run: {
-  readonly stream: WorkerConnection;
-  readonly streamTimeline: Timeline;
-  readonly cases: readonly DemoCase[];
-  readonly taskText: string;
-  readonly inject: (taskId: string, sent: DemoReminder) => Promise<void>;
-  readonly signal: AbortSignal;
-}): Promise<Played> {
-  const { stream, streamTimeline: timeline } = run;
-  const pending = [...run.cases];
-  const playCases = async (taskId: string, trigger: (c: DemoCase) => boolean) => {
-    for (const demoCase of pending.filter(trigger)) {
-      pending.splice(pending.indexOf(demoCase), 1);
-      timeline.line('case', demoCase.title);
-      for (const sent of demoCase.reminders) await run.inject(taskId, sent);
-    }
-  };
-
-  const events: TaskReminderEvent[] = [];
-  let taskId: string | undefined;
-  let finalState: TaskState | undefined;
-  const items = stream.client.sendMessageStream(
-    delegationRequest(run.taskText),
-    stream.requestOptions(run.signal),
-  );
-  for await (const item of items) {
-    if (taskId === undefined) {
-      taskId = taskIdOf(item);
-      if (taskId === undefined) continue;
-      timeline.line(
-        'delegate',
-        `task ${taskId} "${run.taskText}" (SendStreamingMessage over ${stream.binding})`,
-      );
-      await playCases(taskId, (c) => c.after === 'subscribed');
-    }
-    for (const event of reminderEventsOf(item)) {
-      events.push(event);
-      const { tag, text } = describeReminderEvent(event);
-      timeline.line(tag, text);
-      if (event.event.case === 'emitted') {
-        const id = event.reminderId;
-        await playCases(taskId, (c) => c.after !== 'subscribed' && c.after.reached === id);
-      }
-    }
-    const progress = progressOf(item);
-    if (progress !== undefined && item.payload?.$case === 'statusUpdate') {
-      finalState = progress.state;
-      if (isTerminal(progress.state)) timeline.line('state', taskStateName(progress.state));
-      else timeline.line('progress', progress.text);
-    }
-  }
-  if (taskId === undefined) throw new Error('the stream ended before it carried the task');
-  return { taskId, finalState, events };
-}
-
-function taskIdOf(item: StreamResponse): string | undefined {
-  const p = item.payload;
-  if (p?.$case === 'task') return p.value.id;
-  if (p?.$case === 'statusUpdate' || p?.$case === 'artifactUpdate') return p.value.taskId;
-  return undefined;
-}
-
-function judge(
-  replicas: readonly Replica[],
-  sent: readonly DemoReminder[],
-  routes: ReadonlyMap<string, InjectRoute>,
-  played: Played,
-  lists: readonly (readonly TaskReminderRecord[])[],
-  write: (line: string) => void,
-): ReplicaDemoResult {
-  const runner = replicas[0]?.id ?? '';
-  const fates = sent.map(({ reminder, expected }): ReplicaFate => {
-    const final = played.events.filter(
-      (e) => e.reminderId === reminder.id && e.event.case !== 'emitted',
-    );
-    // Each final event is named for the state it ends in: `displaced` → DISPLACED.
-    const streamed = final.at(-1)?.event.case?.toUpperCase();
-    const listed = lists.map((records) => {
-      const record = records.find((r) => r.reminder?.id === reminder.id);
-      return record === undefined ? 'MISSING' : reminderStateName(record.state);
-    });
-    return {
-      id: reminder.id,
-      route: routes.get(reminder.id) as InjectRoute,
-      streamed,
-      finalEvents: final.length,
-      listed,
-      planned: expected.state === 'EXPIRED' ? 'EXPIRED' : `DISPLACED by ${expected.by}`,
-      ok: final.length === 1 && listed.every((state) => state === streamed),
-    };
-  });
-
-  const problems: string[] = [];
-  if (played.finalState !== TaskState.TASK_STATE_COMPLETED) {
-    problems.push(`the task ended ${taskStateName(played.finalState)}, expected COMPLETED`);
-  }
-  for (const f of fates.filter((x) => !x.ok)) {
-    problems.push(
-      `${f.id}: ${f.finalEvents} final event(s) on ${runner}'s stream` +
-        `${f.streamed === undefined ? '' : ` (last ${f.streamed})`}; listed ${f.listed.join(', ')}`,
-    );
-  }
-
-  write(
-    `-- fates: ${runner}'s stream, and ListTaskReminders on ` +
-      replicas.map((r, i) => `${r.id} (${listBindingOf(i)})`).join(', '),
-  );
-  const idWidth = Math.max(...fates.map((f) => f.id.length));
-  for (const f of fates) {
-    const agreed = f.listed.every((s) => s === f.streamed);
-    const listed = agreed ? `listed ${f.streamed} on all ${f.listed.length}` : f.listed.join(', ');
-    const planned = f.planned.startsWith(f.streamed ?? '-') ? '' : `  (planned: ${f.planned})`;
-    write(
-      `   ${f.id.padEnd(idWidth)}  accepted by ${f.route.replica.id} over ${f.route.binding.padEnd(7)}` +
-        `  stream: ${(f.streamed ?? 'none').padEnd(9)}  ${listed}  ${f.ok ? 'ok' : 'MISMATCH'}${planned}`,
-    );
-  }
-  for (const p of problems) write(`   - ${p}`);
-  return {
-    taskId: played.taskId,
-    finalState: taskStateName(played.finalState),
-    fates,
-    problems,
-    ok: problems.length === 0,
-  };
 }

@@ -14,6 +14,12 @@ export interface WorkerProcess {
 export interface SpawnWorkerOptions {
   /** Every line the worker prints (STORE, REPLICA, ...) but READY, before and after it. */
   readonly onOutput?: (line: string) => void;
+  /**
+   * Every line the worker writes to stderr; unset, its stderr is this
+   * process's. Tests that provoke errors on purpose collect it instead, so the
+   * SDK's logs of those errors do not read as failures.
+   */
+  readonly onStderr?: (line: string) => void;
   /** Aborting kills the worker and rejects, e.g. on Ctrl-C while it starts. */
   readonly signal?: AbortSignal;
 }
@@ -22,12 +28,15 @@ export interface SpawnWorkerOptions {
 export async function spawnWorker(
   workerMain: string,
   args: readonly string[],
-  { onOutput = () => {}, signal }: SpawnWorkerOptions = {},
+  { onOutput = () => {}, onStderr, signal }: SpawnWorkerOptions = {},
 ): Promise<WorkerProcess> {
   signal?.throwIfAborted();
   const child = spawn(process.execPath, [workerMain, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', onStderr === undefined ? 'inherit' : 'pipe'],
   });
+  if (onStderr !== undefined) {
+    createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', onStderr);
+  }
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   let replica: WorkerProcess['replica'];
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { AgentExtensionSource } from '@a2a-reminders/core';
-import { withTaskReminders } from '@a2a-reminders/core';
+import { agentCard, withTaskReminders } from '@a2a-reminders/core';
 
 /** Where the worker serves each binding, relative to its HTTP base URL. */
 export const JSONRPC_PATH = '/a2a/jsonrpc';
@@ -21,34 +21,23 @@ export interface AgentCardInput {
  * task-reminders extension in `capabilities.extensions` (spec: Advertising).
  */
 export function buildAgentCard(input: AgentCardInput): AgentCard {
-  const iface = (url: string, protocolBinding: string) => ({
-    url,
-    protocolBinding,
-    tenant: '',
-    protocolVersion: '1.0',
-  });
-  const card: AgentCard = {
+  const card = agentCard({
     name: 'a2a-reminders coding worker',
     description:
       'Example worker agent: runs a delegated coding task as a multi-turn loop and surfaces ' +
       'task reminders to its model at each turn, never as user messages.',
-    supportedInterfaces: [
-      iface(`${input.httpBaseUrl}${JSONRPC_PATH}`, 'JSONRPC'),
-      iface(`${input.httpBaseUrl}${REST_PATH}`, 'HTTP+JSON'),
-      iface(input.grpcAddress, 'GRPC'),
-    ],
-    provider: undefined,
     version: '0.1.0',
+    interfaces: {
+      jsonrpc: `${input.httpBaseUrl}${JSONRPC_PATH}`,
+      rest: `${input.httpBaseUrl}${REST_PATH}`,
+      grpc: input.grpcAddress,
+    },
     capabilities: {
       streaming: true,
       pushNotifications: false,
       extensions: [],
       extendedAgentCard: false,
     },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
     skills: [
       {
         id: 'coding-task',
@@ -61,7 +50,6 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
         securityRequirements: [],
       },
     ],
-    signatures: [],
-  };
+  });
   return withTaskReminders(card, input.reminders);
 }

@@ -44,6 +44,15 @@ describe('worker command line', () => {
     });
   });
 
+  it('takes --turns 0 as no turn limit: a task works until it is cancelled', () => {
+    expect(parseWorkerArgs(['--turns', '0', '--turn-ms', '2000'])).toMatchObject({
+      options: { maxTurns: Number.POSITIVE_INFINITY, turnMs: 2000 },
+    });
+    expect(parseWorkerArgs(['--turns', '0'])).toMatchObject({
+      options: { maxTurns: Number.POSITIVE_INFINITY, turnMs: WORKER_DEFAULTS.turnMs },
+    });
+  });
+
   it('accepts --flag=value', () => {
     const command = parseWorkerArgs(['--port=8080', '--grpc-port=8081']);
     expect(command).toMatchObject({ kind: 'run', options: { port: 8080, grpcPort: 8081 } });
@@ -58,7 +67,8 @@ describe('worker command line', () => {
   it.each([
     [['--port', 'eighty'], '--port must be an integer'],
     [['--port', '70000'], '--port must be between 0 and 65535'],
-    [['--turns', '0'], '--turns must be between 1 and 1000'],
+    [['--turns', '1001'], '--turns must be between 0 and 1000'],
+    [['--turns', '0', '--turn-ms', '0'], '--turns 0 (no limit) needs --turn-ms of at least 100'],
     [['--turn-ms', '-5'], '--turn-ms'],
     [['--verbose'], "Unknown option '--verbose'"],
     [['extra'], 'extra'],

@@ -6,6 +6,7 @@ export interface WorkerCliOptions {
   readonly host: string;
   readonly port: number;
   readonly grpcPort: number;
+  /** Most turns per task; `Infinity` (`--turns 0`): no limit, the task works until cancelled. */
   readonly maxTurns: number;
   readonly turnMs: number;
   readonly logPrompts: boolean;
@@ -26,6 +27,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** The shortest pause between turns of a task with no turn limit (`--turns 0`). */
+export const MIN_UNLIMITED_TURN_MS = 100;
+
 export const WORKER_DEFAULTS: WorkerCliOptions = {
   host: '127.0.0.1',
   port: 41241,
@@ -38,15 +42,19 @@ export const WORKER_DEFAULTS: WorkerCliOptions = {
 
 export const WORKER_USAGE = `Usage: a2a-reminders-worker [options]
 
-An A2A v1.0 coding agent serving JSON-RPC, REST and gRPC with the task-reminders extension.
+An A2A v1.0 coding agent serving JSON-RPC, REST and gRPC (with server reflection) with the
+task-reminders extension.
 Prints one line "READY http=<base url> grpc=<host:port>" when it serves; stops on SIGINT/SIGTERM.
 
 Options:
   --host <host>       interface to listen on (default ${WORKER_DEFAULTS.host})
   --port <port>       HTTP port for JSON-RPC, REST and the agent card; 0 = any free port (default ${WORKER_DEFAULTS.port})
   --grpc-port <port>  gRPC port; 0 = any free port (default ${WORKER_DEFAULTS.grpcPort})
-  --turns <n>         most turns per task (default ${WORKER_DEFAULTS.maxTurns})
-  --turn-ms <ms>      pause between turns in milliseconds (default ${WORKER_DEFAULTS.turnMs})
+  --turns <n>         most turns per task (default ${WORKER_DEFAULTS.maxTurns}); 0 = no limit: a task keeps
+                      working, a turn every --turn-ms, until it is cancelled (CancelTask,
+                      or Ctrl-C on the worker) or a reminder makes the agent wrap up
+  --turn-ms <ms>      pause between turns in milliseconds (default ${WORKER_DEFAULTS.turnMs}; at least
+                      ${MIN_UNLIMITED_TURN_MS} with --turns 0)
   --log-prompts       print every turn's prompt, showing where each reminder went
   --store <url>       where tasks and reminders live: memory, sqlite:<file> or
                       postgres://user@host:port/database (default ${WORKER_DEFAULTS.store},
@@ -66,14 +74,22 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
     throw new UsageError((error as Error).message);
   }
   if (values.help) return { kind: 'help', text: WORKER_USAGE };
+  const turns = intOption('--turns', values.turns, WORKER_DEFAULTS.maxTurns, 0, 1000);
+  const turnMs = intOption('--turn-ms', values['turn-ms'], WORKER_DEFAULTS.turnMs, 0, 600_000);
+  // A task with no turn limit and no pause would spin, writing a status per turn, until cancelled.
+  if (turns === 0 && turnMs < MIN_UNLIMITED_TURN_MS) {
+    throw new UsageError(
+      `--turns 0 (no limit) needs --turn-ms of at least ${MIN_UNLIMITED_TURN_MS}, got ${turnMs}`,
+    );
+  }
   return {
     kind: 'run',
     options: {
       host: values.host ?? WORKER_DEFAULTS.host,
       port: intOption('--port', values.port, WORKER_DEFAULTS.port, 0, 65535),
       grpcPort: intOption('--grpc-port', values['grpc-port'], WORKER_DEFAULTS.grpcPort, 0, 65535),
-      maxTurns: intOption('--turns', values.turns, WORKER_DEFAULTS.maxTurns, 1, 1000),
-      turnMs: intOption('--turn-ms', values['turn-ms'], WORKER_DEFAULTS.turnMs, 0, 600_000),
+      maxTurns: turns === 0 ? Number.POSITIVE_INFINITY : turns,
+      turnMs,
       logPrompts: values['log-prompts'] ?? false,
       store: storeOption(values.store),
       ...(values['replica-id'] === undefined ? {} : { replicaId: values['replica-id'] }),

@@ -1,6 +1,6 @@
 import type { StreamResponse } from '@a2a-js/sdk';
 import { Role, TaskState } from '@a2a-js/sdk';
-import { reminderEventsOf } from '@a2a-reminders/core';
+import { messageText, reminderEventsOf } from '@a2a-reminders/core';
 import {
   InjectTaskReminderRequestSchema,
   ListTaskRemindersRequestSchema,
@@ -9,7 +9,6 @@ import {
 import { create } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { collect, delegation, inProcessAgent } from './testing/in-process-agent.js';
-import { textOf } from './turn-prompt.js';
 
 const TASK = 'Add retry with exponential backoff to the HTTP client';
 const REBASE = 'Upstream PR #4521 was merged into main. Rebase before you push.';
@@ -18,13 +17,10 @@ const BUDGET = 'Cost monitor: 90% of the budget is spent. Wrap up now.';
 function progressTexts(items: readonly StreamResponse[]): string[] {
   return items
     .flatMap((i) =>
-      i.payload?.$case === 'statusUpdate'
-        ? [textOf(i.payload.value.status?.message ?? emptyMessage)]
-        : [],
+      i.payload?.$case === 'statusUpdate' ? [messageText(i.payload.value.status?.message)] : [],
     )
     .filter((t) => t.length > 0);
 }
-const emptyMessage = { parts: [] } as unknown as Parameters<typeof textOf>[0];
 
 function taskIdOf(items: readonly StreamResponse[]): string {
   const first = items.find((i) => i.payload?.$case === 'task');
@@ -90,8 +86,8 @@ describe('coding agent loop', () => {
 
     const task = await agent.handler.getTask({ tenant: '', id: taskId }, agent.context());
     const users = task.history.filter((m) => m.role === Role.ROLE_USER);
-    expect(users.map(textOf)).toEqual([TASK]);
-    expect(task.history.some((m) => textOf(m).includes(REBASE))).toBe(false);
+    expect(users.map(messageText)).toEqual([TASK]);
+    expect(task.history.some((m) => messageText(m).includes(REBASE))).toBe(false);
   });
 
   it('honours roleHint with a developer message', async () => {
@@ -135,6 +131,31 @@ describe('coding agent loop', () => {
       `turn 4/12 report: Report: work on "${TASK}" is committed`,
       'Done in 4 turns.',
     ]);
+  });
+
+  it('with no turn limit (--turns 0), keeps working turn after turn until it is cancelled', async () => {
+    const agent = inProcessAgent(Number.POSITIVE_INFINITY);
+    // Far past the default limit of 12 and the scripted plan's length.
+    const lastTurn = 40;
+    let cancelled: Promise<unknown> | undefined;
+    agent.model.hooks.set(lastTurn, async (prompt, signal) => {
+      cancelled = agent.handler.cancelTask(
+        { tenant: '', id: prompt.taskId, metadata: undefined },
+        agent.context(),
+      );
+      await new Promise((resolve) => signal?.addEventListener('abort', resolve, { once: true }));
+    });
+    const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
+    const task = (await cancelled) as { status?: { state: TaskState } };
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(agent.model.prompts.map((p) => p.turn)).toEqual(
+      Array.from({ length: lastTurn }, (_, i) => i + 1),
+    );
+    const texts = progressTexts(items);
+    expect(texts[0]).toBe(`turn 1/∞ plan: Plan the change: ${TASK}`);
+    expect(texts).toContain('turn 13/∞ edit: Edit the implementation (pass 6)');
+    expect(texts.some((t) => t.includes('report'))).toBe(false);
+    expect(texts.at(-1)).toBe(`Cancelled after ${lastTurn} turns.`);
   });
 
   it('stops a cancelled task at its next turn boundary and drops its pending reminder', async () => {

@@ -3,15 +3,19 @@ import { Role, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
-import { textMessage } from '@a2a-reminders/core';
+import { textMessage, textPart } from '@a2a-reminders/core';
 import type { Model, Step, TurnPrompt } from './model.js';
-import { buildTurnPrompt } from './turn-prompt.js';
+import { buildTurnPrompt, turnOfMax } from './turn-prompt.js';
 
 export interface CodingAgentOptions {
   /** Core's service; only the turn boundary is needed here. */
   readonly reminders: Pick<ReminderService, 'beginTurn'>;
   readonly model: Model;
-  /** Most turns a task may take (`--turns`). */
+  /**
+   * Most turns a task may take (`--turns`). `Infinity`: no limit, the task
+   * works until it is cancelled or the model finishes it (`--turns 0`), so a
+   * person can take their time with it (issue 11).
+   */
   readonly maxTurns: number;
   /** Pause between turns in ms (`--turn-ms`). */
   readonly turnMs: number;
@@ -132,7 +136,7 @@ export class CodingAgentExecutor implements AgentExecutor {
       steps.push(step);
       publishStatus(
         TaskState.TASK_STATE_WORKING,
-        `turn ${turn}/${maxTurns} ${step.kind}: ${step.summary}`,
+        `turn ${turnOfMax(turn, maxTurns)} ${step.kind}: ${step.summary}`,
       );
       if (step.done) break;
       await pause(turnMs, signal);
@@ -175,14 +179,7 @@ function reportArtifact(steps: readonly Step[]): Artifact {
     artifactId: 'report',
     name: 'report',
     description: 'The steps the agent took, one per turn.',
-    parts: [
-      {
-        content: { $case: 'text', value: lines.join('\n') },
-        mediaType: 'text/plain',
-        filename: '',
-        metadata: undefined,
-      },
-    ],
+    parts: [textPart(lines.join('\n'))],
     metadata: undefined,
     extensions: [],
   };

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { httpFailureOf } from '@a2a-reminders/core';
+import { httpFailureOf, sendJson } from '@a2a-reminders/core/protocol';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 
 /**
@@ -21,11 +21,7 @@ export const jsonErrorHandler: ErrorRequestHandler = (error: unknown, _req, res,
 };
 
 function sendJsonError(res: Response, status: number, message: string): void {
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
-  res.status(status).json({ error: { code: status, message } });
+  sendJson(res, status, { error: { code: status, message } });
 }
 
 /**

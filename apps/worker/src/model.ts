@@ -27,7 +27,7 @@ export interface TurnPrompt {
   readonly taskId: string;
   /** 1-based turn number within the task. */
   readonly turn: number;
-  /** Turns the task may use at most (`--turns`). */
+  /** Turns the task may use at most (`--turns`); `Infinity` when it has no limit (`--turns 0`). */
   readonly maxTurns: number;
   readonly messages: readonly ChatMessage[];
 }

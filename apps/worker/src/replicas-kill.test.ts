@@ -54,7 +54,9 @@ describe('a replica running no task is killed under load', () => {
   /** Acknowledged injects before the kill; the load is still running when it lands. */
   const ACKED_BEFORE_KILL = 48;
 
-  it('loses no acknowledged reminder, and the survivors keep serving the load', async () => {
+  it('loses no acknowledged reminder, and the survivors keep serving the load', async ({
+    annotate,
+  }) => {
     const [a, b, c] = replicas();
     const streams: TaskStream[] = [];
     for (let t = 0; t < TASKS; t += 1) {
@@ -174,7 +176,7 @@ describe('a replica running no task is killed under load', () => {
       checkListed(stream.taskId, records);
       expect(fateProblems(stream.events, { allFinal: true, records })).toEqual([]);
     }
-    console.log(
+    await annotate(
       `replicas-kill (C): ${sent.size} sent, ${acked.size} acknowledged, ${ackedAfterKill} by survivors after the kill`,
     );
   });
@@ -183,7 +185,9 @@ describe('a replica running no task is killed under load', () => {
 describe('the replica running a task is killed', () => {
   const { replicas, db } = deployment({ turnMs: 100, leaseMs: LEASE_MS });
 
-  it('R53: a survivor ends the task FAILED once the lease runs out, every fate first (R27)', async () => {
+  it('R53: a survivor ends the task FAILED once the lease runs out, every fate first (R27)', async ({
+    annotate,
+  }) => {
     const [a, b, c] = replicas();
     const stream = await delegateStreaming(await a.a2a('grpc'), 'Split the parser module');
     const { taskId } = stream;
@@ -337,11 +341,12 @@ describe('the replica running a task is killed', () => {
     for (const r of records) {
       fates.set(stateName(r.state), (fates.get(stateName(r.state)) ?? 0) + 1);
     }
-    console.log(
+    // Context, not a verdict: an annotation (`--reporter=verbose` shows it).
+    await annotate(
       `replicas-kill (A): task FAILED ${elapsed} ms after the kill, ${elapsed + killedAt - frozenAt} ms ` +
         `after the freeze (bound from the last heartbeat: lease ${LEASE_MS} ms + ` +
-        `reap ${LEASE_MS / 4} ms + slack); ${refused.length} of step 3 refused; fates`,
-      Object.fromEntries(fates),
+        `reap ${LEASE_MS / 4} ms + slack); ${refused.length} of step 3 refused; fates ` +
+        JSON.stringify(Object.fromEntries(fates)),
     );
   });
 });

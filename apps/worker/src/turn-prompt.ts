@@ -1,6 +1,7 @@
 import type { Message } from '@a2a-js/sdk';
 import { Role } from '@a2a-js/sdk';
 import type { SurfacedReminder } from '@a2a-reminders/core';
+import { messageText } from '@a2a-reminders/core';
 import type { ChatMessage, Step, TurnPrompt } from './model.js';
 import { reminderMessages } from './reminder-messages.js';
 import { terminalSafe } from './terminal-text.js';
@@ -15,6 +16,7 @@ export const AGENT_INSTRUCTIONS = [
 export interface TurnPromptInput {
   readonly taskId: string;
   readonly turn: number;
+  /** `Infinity` when the task has no turn limit. */
   readonly maxTurns: number;
   /** The task's history as A2A keeps it; only its user messages enter the prompt. */
   readonly history: readonly Message[];
@@ -36,7 +38,7 @@ export function buildTurnPrompt(input: TurnPromptInput): TurnPrompt {
   ];
   for (const m of input.history) {
     if (m.role !== Role.ROLE_USER) continue;
-    messages.push({ role: 'user', content: textOf(m), origin: 'task-history' });
+    messages.push({ role: 'user', content: messageText(m), origin: 'task-history' });
   }
   for (const step of input.steps) {
     messages.push({
@@ -49,12 +51,9 @@ export function buildTurnPrompt(input: TurnPromptInput): TurnPrompt {
   return { taskId: input.taskId, turn: input.turn, maxTurns: input.maxTurns, messages };
 }
 
-/** The text parts of an A2A message, joined. */
-export function textOf(message: Message): string {
-  return message.parts
-    .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
-    .filter((t) => t.length > 0)
-    .join('\n');
+/** `turn/maxTurns` as progress updates and logs show it: `3/12`, or `3/∞` with no turn limit. */
+export function turnOfMax(turn: number, maxTurns: number): string {
+  return `${turn}/${Number.isFinite(maxTurns) ? maxTurns : '∞'}`;
 }
 
 /**
@@ -63,7 +62,7 @@ export function textOf(message: Message): string {
  */
 export function formatPromptForLog(prompt: TurnPrompt): string {
   const task = terminalSafe(prompt.taskId);
-  const head = `--- prompt: task ${task} turn ${prompt.turn}/${prompt.maxTurns} ---`;
+  const head = `--- prompt: task ${task} turn ${turnOfMax(prompt.turn, prompt.maxTurns)} ---`;
   const lines = [head];
   for (const m of prompt.messages) {
     const note = m.origin === 'reminder' ? ' (ambient, not in task history)' : '';

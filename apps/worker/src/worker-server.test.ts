@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningWorker } from './worker-server.js';
 import { startWorker } from './worker-server.js';
@@ -200,5 +204,22 @@ describe('worker: every error answer is JSON, with no stack or path (W13)', () =
     // The server keeps serving.
     const card = await request('GET', '/.well-known/agent-card.json');
     expect(card.status).toBe(200);
+  });
+});
+
+describe('gRPC', () => {
+  it('serves server reflection: a client lists the reminder rpcs without proto files', async () => {
+    // `buf curl` (a Go client, independent of grpc-js), in a directory with no proto file.
+    const buf = createRequire(import.meta.url).resolve('@bufbuild/buf/bin/buf');
+    const { stdout } = await promisify(execFile)(
+      buf,
+      ['curl', '--protocol', 'grpc', '--list-methods', `http://${worker.grpcAddress}`],
+      { cwd: tmpdir() },
+    );
+    expect(stdout.trim().split('\n')).toEqual([
+      'a2a.reminders.v1.TaskReminderService/CancelTaskReminder',
+      'a2a.reminders.v1.TaskReminderService/InjectTaskReminder',
+      'a2a.reminders.v1.TaskReminderService/ListTaskReminders',
+    ]);
   });
 });

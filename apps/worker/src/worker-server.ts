@@ -15,7 +15,11 @@ import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js
 import type { ReminderService } from '@a2a-reminders/core';
 import { createReminderService } from '@a2a-reminders/core';
 import { TaskLeaseKeeper } from '@a2a-reminders/database';
-import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
+import {
+  addReminderReflection,
+  grpcReminderService,
+  TaskReminderServiceDefinition,
+} from '@a2a-reminders/grpc';
 import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
 import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
@@ -35,7 +39,7 @@ export interface WorkerOptions {
   readonly port: number;
   /** gRPC port; 0 picks a free one. */
   readonly grpcPort: number;
-  /** Most turns per task. */
+  /** Most turns per task; `Infinity`: no limit, a task works until cancelled. */
   readonly maxTurns: number;
   /** Pause between turns in ms. */
   readonly turnMs: number;
@@ -177,6 +181,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     TaskReminderServiceDefinition,
     grpcReminderService({ reminders, requestHandler, userBuilder: grpcUsers }),
   );
+  // Server reflection: grpcurl, Postman and `buf curl` call the reminder rpcs without proto files.
+  addReminderReflection(grpcServer);
 
   let closing: Promise<void> | undefined;
   return {

@@ -1,10 +1,9 @@
-import type { Client } from '@a2a-js/sdk/client';
-import { ClientFactory, ServiceParameters, withA2AExtensions } from '@a2a-js/sdk/client';
-import { reminderEventsOf, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import type { AgentConnection } from '@a2a-reminders/client';
+import { connectToAgent } from '@a2a-reminders/client';
+import { reminderAgentExtension, reminderEventsOf, withTaskReminders } from '@a2a-reminders/core';
 import { benchAgentCard } from './bench-card.js';
 import { BENCH_DEDUPE_KEY, injectReminderJson } from './inject-request.js';
 import { jsonRpc } from './json-rpc-fetch.js';
-import { HTTP_PATHS } from './wire.js';
 
 /** One inject's timings, in ms: to its event on the running replica's stream. */
 export interface LatencySample {
@@ -49,17 +48,16 @@ class StreamArrivals {
   }
 }
 
-/** A stock SDK client for the replica's JSON-RPC interface (no card fetch: the bench card, on its port). */
-async function clientOf(httpPort: number): Promise<Client> {
-  const card = benchAgentCard();
-  const jsonRpcInterface = card.supportedInterfaces.find((i) => i.protocolBinding === 'JSONRPC');
-  if (jsonRpcInterface === undefined) throw new Error('the bench card has no JSON-RPC interface');
-  return new ClientFactory().createFromAgentCard({
-    ...card,
-    supportedInterfaces: [
-      { ...jsonRpcInterface, url: `http://127.0.0.1:${httpPort}${HTTP_PATHS.jsonrpc}` },
-    ],
+/**
+ * The stock SDK client on the replica's JSON-RPC interface. No card fetch:
+ * the bench server serves none, so the bench card on the replica's port,
+ * advertising the extension as the server's own card does.
+ */
+function connect(httpPort: number): Promise<AgentConnection> {
+  const card = withTaskReminders(benchAgentCard(`http://127.0.0.1:${httpPort}`), {
+    agentExtension: () => reminderAgentExtension(),
   });
+  return connectToAgent(card, { binding: 'jsonrpc' });
 }
 
 /**
@@ -76,19 +74,16 @@ export async function crossReplicaLatency(opts: {
   readonly taskId: string;
   readonly samples: number;
 }): Promise<LatencyResult> {
-  const client = await clientOf(opts.runnerPort);
+  const runner = await connect(opts.runnerPort);
   const arrivals = new StreamArrivals();
   const controller = new AbortController();
   let opened: () => void = () => {};
   const open = new Promise<void>((resolve) => {
     opened = resolve;
   });
-  const stream = client.resubscribeTask(
+  const stream = runner.client.resubscribeTask(
     { tenant: '', id: opts.taskId },
-    {
-      signal: controller.signal,
-      serviceParameters: ServiceParameters.create(withA2AExtensions(TASK_REMINDERS_EXTENSION_URI)),
-    },
+    runner.requestOptions(controller.signal),
   );
   let streamError: unknown;
   const reading = (async () => {
@@ -131,6 +126,7 @@ export async function crossReplicaLatency(opts: {
   } finally {
     controller.abort();
     await reading;
+    runner.close();
   }
   return result;
 }

@@ -38,7 +38,7 @@ const REPLICA_NOTE =
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R55) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R56) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -355,6 +355,14 @@ export const requirements = {
       "REST routes and their /{tenant} forms are the descriptor's google.api.http rules, and the tenant comes from the path",
     arms: ['rest'],
     armsNote: 'Only the REST binding has routes.',
+  },
+  'R56-rest-path-and-body-agree': {
+    rule: 'R56',
+    source: spec('R56'),
+    behavior:
+      'a REST body or query giving taskId (or a cancel its reminderId) a value other than the path is INVALID_ARGUMENT on that field, after authentication and activation; the same value or none is served',
+    arms: ['rest'],
+    armsNote: 'Only the REST binding has a path that binds request fields.',
   },
   'W3-bad-input-envelopes': {
     rule: 'W3',

@@ -4,6 +4,7 @@ import { create } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { reminderCallHeaders } from './call-headers.js';
 import { callReminderRpc } from './dispatch.js';
+import type { ReminderErrorCode } from './errors.js';
 import { ReminderError } from './errors.js';
 import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
 import type { ReminderRpcHandler } from './service.js';
@@ -81,5 +82,17 @@ describe('dispatch by the rpc local name', () => {
       new ServerCallContext(),
     );
     await expect(call).rejects.toMatchObject({ code: 'UNIMPLEMENTED' });
+  });
+});
+
+describe('ReminderError.from', () => {
+  it('R39: a ReminderError whose code no binding maps (another copy of core) becomes INTERNAL', () => {
+    const foreign = new ReminderError('RATE_LIMITED' as ReminderErrorCode, 'slow down');
+    const mapped = ReminderError.from(foreign);
+    expect(mapped.code).toBe('INTERNAL');
+    expect(mapped.message).toBe('internal error');
+    expect(mapped.cause).toBe(foreign);
+    const known = new ReminderError('TASK_TERMINAL', 'ended');
+    expect(ReminderError.from(known)).toBe(known);
   });
 });

@@ -58,6 +58,11 @@ describe('buildCallContext', () => {
     }
     expect(err).toBeInstanceOf(ReminderError);
     expect((err as ReminderError).code).toBe('VERSION_NOT_SUPPORTED');
+    // The message says what to send, not only what was refused.
+    expect((err as ReminderError).message).toBe(
+      "The requested A2A protocol version '0.3' is not supported. Supported versions: 1.0. " +
+        'Send one of them in the A2A-Version header (gRPC metadata a2a-version); a call without it asks for 0.3.',
+    );
   });
 
   it('R4: the version is checked against the interfaces of the binding', () => {

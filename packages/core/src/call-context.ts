@@ -8,10 +8,8 @@ import type {
   User,
 } from '@a2a-js/sdk/server';
 import { defaultServerCallContextBuilder, validateVersion } from '@a2a-js/sdk/server';
+import type { ProtocolBinding } from './bindings.js';
 import { ReminderError } from './errors.js';
-
-/** The A2A protocol bindings, named as `AgentInterface.protocolBinding` names them. */
-export type ReminderBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
 export interface BuildCallContextOptions {
   /** The caller, as the binding's SDK UserBuilder resolved it. */
@@ -20,7 +18,7 @@ export interface BuildCallContextOptions {
   readonly headers: RequestHeaders;
   /** JSON-RPC: `params.tenant`; REST: the `/{tenant}/…` path segment; gRPC: the request's `tenant` field. */
   readonly tenant?: string | undefined;
-  readonly binding: ReminderBinding;
+  readonly binding: ProtocolBinding;
   /** The card whose supportedInterfaces decide which A2A-Version values are served (R4). */
   readonly agentCard: AgentCard;
   /** The same contextBuilder given to the SDK's handler, if any. */
@@ -77,6 +75,21 @@ export function buildCallContext(options: BuildCallContextOptions): ServerCallCo
     validateVersion(context.requestedVersion, options.agentCard, options.binding);
     return context;
   } catch (error) {
-    throw ReminderError.from(error);
+    const refused = ReminderError.from(error);
+    if (refused.code !== 'VERSION_NOT_SUPPORTED') throw refused;
+    // R4: the SDK's message names only the refused version ('0.3' when the
+    // header is missing); say what to send, so a raw caller can fix the call.
+    const served = options.agentCard.supportedInterfaces.some(
+      (i) => i.protocolBinding === options.binding,
+    );
+    const hint = served
+      ? `Send one of them in the ${A2A_VERSION_HEADER} header (gRPC metadata ` +
+        `${A2A_VERSION_HEADER.toLowerCase()}); a call without it asks for 0.3.`
+      : `This agent serves no A2A version on ${options.binding}.`;
+    const message = `${refused.message.trimEnd().replace(/[.:]?$/, '.')} ${hint}`;
+    throw new ReminderError('VERSION_NOT_SUPPORTED', message, {
+      metadata: refused.metadata,
+      cause: refused.cause,
+    });
   }
 }

@@ -6,10 +6,11 @@ import { create } from '@bufbuild/protobuf';
 import { A2A_ERROR_DOMAIN, REMINDERS_ERROR_DOMAIN } from './extension-uri.js';
 
 /**
- * Every way a reminder operation can fail. Closed: each binding maps every
- * code in a table the compiler checks (`satisfies Record<ReminderErrorCode, …>`),
- * so adding a code here breaks the build until every binding decides its wire
- * form. The spec's error table (docs/extension-spec.md) lists them.
+ * Every way a reminder operation can fail. Closed: the one wire mapping of
+ * the bindings (`reminderErrorWire` in wire-errors.ts, R39) is checked by the
+ * compiler to cover every code, so adding a code here breaks the build until
+ * its wire form is decided. The spec's error table (docs/extension-spec.md)
+ * lists them.
  */
 export type ReminderErrorCode =
   /** Unknown task, or a task the caller may not see (same bytes either way). */
@@ -112,8 +113,8 @@ const REMINDER_ERROR_BRAND = Symbol.for('@a2a-reminders/core.ReminderError');
 
 /**
  * The one error type of the reminder service. Core throws it; each binding
- * turns it into its wire envelope through its own code table, and each client
- * turns the envelope back into an equal ReminderError.
+ * turns it into its wire envelope through the one code table (R39), and each
+ * client turns the envelope back into an equal ReminderError.
  */
 export class ReminderError extends Error {
   override readonly name = 'ReminderError';
@@ -151,7 +152,9 @@ export class ReminderError extends Error {
    * and a message that leaks no internals.
    */
   static from(error: unknown): ReminderError {
-    if (error instanceof ReminderError) return error;
+    // The brand lets a ReminderError of another copy of core through; its code
+    // must still be one every binding maps (R39), or it is a server fault.
+    if (error instanceof ReminderError && isReminderErrorCode(error.code)) return error;
     if (error instanceof A2AError) {
       const code = codeOfA2AReason(error.reason);
       if (code !== undefined) {
@@ -209,7 +212,7 @@ export class ReminderError extends Error {
    * Rebuilds a ReminderError from the details of a wire error (the inverse of
    * {@link toStatusDetails}); clients call it with whatever details they
    * decoded. Returns `undefined` when the details identify no code, so the
-   * client can fall back to its binding's status-code table.
+   * client can fall back to the code its binding's status stands for.
    */
   static fromStatusDetails(
     message: string,

@@ -1,153 +1,96 @@
-import type { TaskState } from '@a2a-js/sdk';
-import type {
-  AgentExecutionEvent,
-  EventListener,
-  ExecutionEventBus,
-  ExecutionEventName,
-  FinishedListener,
-} from '@a2a-js/sdk/server';
-import type { ForwardingBus, PublishLane } from './publisher.js';
-import { isTerminalState } from './task-states.js';
-
-/** The terminal state an event announces, if it announces one. */
-export function terminalStateOf(event: AgentExecutionEvent): TaskState | undefined {
-  let state: TaskState | undefined;
-  if (event.kind === 'task') state = event.data.status?.state;
-  else if (event.kind === 'statusUpdate') state = event.data.status?.state;
-  return isTerminalState(state) ? state : undefined;
-}
-
-export interface EndingBusHooks {
-  /**
-   * Runs before a terminal event is forwarded (R28) and returns the event to
-   * forward in its place. `first` is true when the execution has not
-   * forwarded its first task or message event yet; `forward` publishes
-   * events ahead of it.
-   */
-  beforeTerminal(
-    state: TaskState,
-    event: AgentExecutionEvent,
-    first: boolean,
-    forward: (event: AgentExecutionEvent) => void,
-  ): Promise<AgentExecutionEvent>;
-  /** The execution's first task or message event was forwarded (or the execution ended without one). */
-  onFirstEvent(): void;
-}
+import { TaskState } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import { EndingBus } from './ending-bus.js';
+import { executionFallback } from './publisher.js';
+import type { ReminderSteps } from './reminder-steps.js';
+import type { TaskEnd } from './task-end.js';
 
 /**
- * The bus an executor wrapped by the service publishes on. A terminal event
- * waits until the task's reminders have ended and their events are published
- * (R27, R28); later events queue behind it, so the order the executor chose
- * is kept. Every EndingBus over one SDK bus shares one lane: an execution's
- * drain then also waits for a terminal event its task's cancelTask is holding,
- * so the SDK never closes the bus before that event is forwarded (R28).
+ * Wraps executors so that every terminal status they publish (from
+ * `execute`, from `cancelTask`, and the FAILED one when `execute` throws)
+ * is preceded by the end of the task's reminders (R27, R28).
  */
-export class EndingBus implements ForwardingBus {
-  private started: boolean;
+export class ExecutorWrapper {
+  /** The execution scope behind each SDK bus, so cancelTask(taskId, bus) can end reminders (R28). */
+  private readonly scopes = new WeakMap<ExecutionEventBus, RequestContext>();
 
-  /** `started` is true for a bus that does not begin an execution (cancelTask). */
   constructor(
-    readonly inner: ExecutionEventBus,
-    private readonly hooks: EndingBusHooks,
-    private readonly lane: PublishLane,
-    started = false,
-  ) {
-    this.started = started;
-  }
+    private readonly steps: ReminderSteps,
+    private readonly taskEnd: TaskEnd,
+  ) {}
 
-  /** Whether the execution forwarded its first task or message event. */
-  get hasStarted(): boolean {
-    return this.started;
-  }
-
-  publish(event: AgentExecutionEvent): void {
-    const terminal = terminalStateOf(event);
-    if (terminal === undefined && this.lane.queued === 0) {
-      this.forward(event);
-      return;
-    }
-    this.enqueue(async () => {
-      let out = event;
-      if (terminal !== undefined) {
+  wrap(executor: AgentExecutor): AgentExecutor {
+    const buses = this.steps.buses;
+    return {
+      execute: async (requestContext, eventBus) => {
+        const real = buses.real(eventBus);
+        this.scopes.set(real, requestContext);
+        buses.stateOf(real).awaitingFirstEvent += 1;
+        // R50: what the stored history holds, so reminder updates can repeat its messages.
+        buses.knowHistory(real, requestContext.task?.history);
+        const bus = this.endingBus(real, requestContext, false);
+        const key = this.steps.keyOf(requestContext.context, requestContext.taskId);
         try {
-          out = await this.hooks.beforeTerminal(terminal, event, !this.started, (e) =>
-            this.forward(e),
-          );
+          // R52: this replica runs the task, so it delivers the task's events
+          // committed anywhere, for as long as the bus lives. Without replicas
+          // nothing is awaited here: the executor starts in the same tick.
+          if (this.steps.replicas !== undefined) {
+            await this.steps.replicas.follow(key, real, executionFallback(requestContext));
+          }
+          await executor.execute(requestContext, bus);
+          await bus.drain();
         } catch (error) {
-          // The terminal event must reach the task whatever happened to its reminders.
-          console.error('task reminders: ending reminders before a terminal event failed', error);
+          await bus.drain();
+          // R28: a failed execution ends its reminders as FAILED. Before the
+          // execution's first event nothing may be published on its stream.
+          await this.taskEnd
+            .endReminders(
+              key,
+              TaskState.TASK_STATE_FAILED,
+              bus.hasStarted ? real : undefined,
+              executionFallback(requestContext),
+            )
+            .catch((e: unknown) => console.error('task reminders: ending reminders failed', e));
+          if (bus.hasStarted) buses.releaseBeforeFailure(real);
+          throw error;
+        } finally {
+          bus.settleFirstEvent();
         }
-      }
-      this.forward(out);
-    });
+      },
+      cancelTask: async (taskId, eventBus) => {
+        const real = buses.real(eventBus);
+        const scope = this.scopes.get(real);
+        if (scope === undefined || scope.taskId !== taskId) {
+          await executor.cancelTask(taskId, eventBus);
+          return;
+        }
+        const bus = this.endingBus(real, scope, true);
+        await executor.cancelTask(taskId, bus);
+        await bus.drain();
+      },
+    };
   }
 
-  finished(): void {
-    if (this.lane.queued === 0) this.inner.finished();
-    else this.enqueue(async () => this.inner.finished());
-  }
-
-  /** Resolves when every event queued on the lane, including ones queued meanwhile, is forwarded. */
-  async drain(): Promise<void> {
-    let chain: Promise<void>;
-    do {
-      chain = this.lane.chain;
-      await chain;
-    } while (chain !== this.lane.chain);
-  }
-
-  /** Marks the start of execution as done without a first event. */
-  settleFirstEvent(): void {
-    if (!this.started) {
-      this.started = true;
-      this.hooks.onFirstEvent();
-    }
-  }
-
-  on(eventName: 'event', listener: EventListener): this;
-  on(eventName: 'finished', listener: FinishedListener): this;
-  on(eventName: ExecutionEventName, listener: EventListener | FinishedListener): this {
-    this.inner.on(eventName as 'event', listener as EventListener);
-    return this;
-  }
-
-  off(eventName: 'event', listener: EventListener): this;
-  off(eventName: 'finished', listener: FinishedListener): this;
-  off(eventName: ExecutionEventName, listener: EventListener | FinishedListener): this {
-    this.inner.off(eventName as 'event', listener as EventListener);
-    return this;
-  }
-
-  once(eventName: 'event', listener: EventListener): this;
-  once(eventName: 'finished', listener: FinishedListener): this;
-  once(eventName: ExecutionEventName, listener: EventListener | FinishedListener): this {
-    this.inner.once(eventName as 'event', listener as EventListener);
-    return this;
-  }
-
-  removeAllListeners(eventName?: ExecutionEventName): this {
-    this.inner.removeAllListeners(eventName);
-    return this;
-  }
-
-  private forward(event: AgentExecutionEvent): void {
-    this.inner.publish(event);
-    if (!this.started && (event.kind === 'task' || event.kind === 'message')) {
-      this.started = true;
-      this.hooks.onFirstEvent();
-    }
-  }
-
-  private enqueue(step: () => Promise<void>): void {
-    const lane = this.lane;
-    lane.queued += 1;
-    lane.chain = lane.chain
-      .then(step)
-      .catch((error: unknown) => {
-        console.error('task reminders: forwarding an event failed', error);
-      })
-      .finally(() => {
-        lane.queued -= 1;
-      });
+  /** R28: the bus an executor publishes on, ending reminders before a terminal event. */
+  private endingBus(real: ExecutionEventBus, scope: RequestContext, started: boolean): EndingBus {
+    const key = this.steps.keyOf(scope.context, scope.taskId);
+    const fallback = executionFallback(scope);
+    const buses = this.steps.buses;
+    return new EndingBus(
+      real,
+      {
+        beforeTerminal: async (state, event, first, forward) => {
+          if (first && event.kind === 'task' && scope.task !== undefined) {
+            return this.taskEnd.splitTerminalTask(key, scope, real, state, event.data, forward);
+          }
+          await this.taskEnd.endReminders(key, state, first ? undefined : real, fallback);
+          // R30: fates held while the task was INPUT_REQUIRED ride on the terminal update.
+          return buses.attachHeld(real, event);
+        },
+        onFirstEvent: () => buses.firstEventDone(real),
+      },
+      buses.stateOf(real).lane,
+      started,
+    );
   }
 }

@@ -32,3 +32,13 @@ export function httpFailureOf(error: unknown): HttpFailure {
   }
   return { status: 500, message: 'Internal error.', malformedJson };
 }
+
+/**
+ * body-parser stopped reading at its limit (W12): each HTTP binding answers
+ * 413 with a message quoting its own limit instead of body-parser's text.
+ */
+export function isBodyTooLarge(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'type' in error
+    ? error.type === 'entity.too.large'
+    : false;
+}

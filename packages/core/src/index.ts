@@ -1,13 +1,21 @@
-// Every export here is public API of @a2a-reminders/core.
+// Every export here is public API of @a2a-reminders/core: what an agent author or a client
+// user needs. What binding packages are built from is in @a2a-reminders/core/protocol.
 
 export type { AgentExtensionSource } from './agent-card.js';
 export { reminderAgentExtension, withTaskReminders } from './agent-card.js';
-export type { BuildCallContextOptions, ReminderBinding } from './call-context.js';
-export { buildCallContext } from './call-context.js';
-export { reminderCallHeaders } from './call-headers.js';
+export type { AgentCardFields } from './agent-card-template.js';
+export { agentCard } from './agent-card-template.js';
+export type { InterfaceUrls } from './agent-interfaces.js';
+export { agentInterfaces, findAgentInterface } from './agent-interfaces.js';
+export type { Binding, ProtocolBinding } from './bindings.js';
+export {
+  A2A_PROTOCOL_VERSION,
+  BINDINGS,
+  bindingOfProtocol,
+  PROTOCOL_BINDING_OF,
+} from './bindings.js';
 export type { ReminderCallOptions, ReminderClient, ReminderClientOptions } from './client.js';
 export { reminderPages } from './client.js';
-export { callReminderRpc } from './dispatch.js';
 export type { FieldViolation, ReminderErrorCode, ReminderErrorOptions } from './errors.js';
 export { a2aReasonOf, isReminderErrorCode, ReminderError, reminderErrorCodes } from './errors.js';
 export { REMINDER_EVENT_KINDS } from './events.js';
@@ -18,16 +26,12 @@ export {
 } from './extension-uri.js';
 export type { FramingTag } from './framing.js';
 export { escapeAttribute, findFramingTags, foldCodePoint } from './framing.js';
-export type { HttpFailure } from './http-failure.js';
-export { httpFailureOf } from './http-failure.js';
 export { InMemoryReminderStore } from './in-memory-store.js';
 export { MAX_METADATA_DEPTH } from './json-safety.js';
 export type { ReminderLimits } from './limits.js';
 export { DEFAULT_TTL_TURNS, defaultReminderLimits } from './limits.js';
 export { DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE } from './list-page.js';
-export { readRequestBinary } from './protobinary.js';
-export { parseRequestJson, readRequestJson, toResponseJson } from './protojson.js';
-export type { ReadRequest } from './read-request.js';
+export type { ReminderContent, ReminderFields } from './reminder-content.js';
 export { createReminderService } from './reminder-service.js';
 export { isReminderUpdate } from './reminder-update.js';
 export type { ChatMessage, ChatRenderOptions, RenderableReminder } from './render.js';
@@ -49,7 +53,6 @@ export type {
   ReminderTurn,
   SurfacedReminder,
 } from './service.js';
-export { statusDetailsFromJson, statusDetailsToJson } from './status-details-json.js';
 export type {
   LoggedEventBatch,
   ReminderAcceptance,
@@ -76,7 +79,7 @@ export {
   taskStateName,
 } from './task-states.js';
 export type { MessageScope } from './text-message.js';
-export { messageText, textMessage } from './text-message.js';
+export { messageText, textMessage, textPart } from './text-message.js';
 export {
   MAX_DEDUPE_KEY_CHARS,
   MAX_ROLE_HINT_CHARS,

@@ -15,8 +15,8 @@ import {
   expiredEvent,
 } from './events.js';
 import type { ReminderLimits } from './limits.js';
-import { DEFAULT_TTL_TURNS } from './limits.js';
 import { recordOf, sameContent } from './records.js';
+import { acceptedContent, fieldsOf, reminderOf } from './reminder-content.js';
 import type { SurfacedReminder } from './service.js';
 import type { ReminderTransaction, ReminderWrite, StoredReminder } from './store.js';
 import { isLiveState } from './store.js';
@@ -69,6 +69,13 @@ export function terminalError(taskId: string, taskState: string): ReminderError 
   });
 }
 
+/** R26: the task has no such reminder (never accepted, or no longer retained, R35, R48). */
+export function notFoundError(taskId: string, reminderId: string): ReminderError {
+  return new ReminderError('REMINDER_NOT_FOUND', `task ${taskId} has no reminder ${reminderId}`, {
+    metadata: { taskId, reminderId },
+  });
+}
+
 /**
  * R48: a task keeps at most `maxRetainedFinalRemindersPerTask` final records.
  * Every transition that makes a record final calls this in the same
@@ -109,13 +116,7 @@ export async function accept(
     events.push(displacedEvent(ended, nowMs, reminder.id));
   }
   const stored: ReminderWrite = {
-    id: reminder.id,
-    body: reminder.body,
-    dedupeKey: reminder.dedupeKey,
-    ttlTurns: reminder.ttlTurns ?? DEFAULT_TTL_TURNS,
-    roleHint: reminder.roleHint,
-    source: reminder.source,
-    ...(reminder.metadata === undefined ? {} : { metadata: reminder.metadata }),
+    ...acceptedContent(reminder),
     state: 'PENDING',
     createTimeMs: nowMs,
     turnsSurfaced: 0,
@@ -178,16 +179,9 @@ export async function takeTurn(
     tx.put(surfaced);
     const turnsRemaining = surfaced.ttlTurns - surfaced.turnsSurfaced;
     if (first) events.push(emittedEvent(surfaced, nowMs, turn, turnsRemaining));
-    reminders.push({
-      id: r.id,
-      body: r.body,
-      source: r.source,
-      roleHint: r.roleHint,
-      dedupeKey: r.dedupeKey,
-      metadata: r.metadata,
-      turnsRemaining,
-      firstSurfacing: first,
-    });
+    // The proto's fields, the ttl replaced by what is left of it (R20).
+    const { ttlTurns: _ttl, ...content } = fieldsOf(reminderOf(surfaced));
+    reminders.push({ ...content, turnsRemaining, firstSurfacing: first });
   }
   if (events.some((e) => e.event.case === 'expired')) await purgeRetained(tx, limits);
   return { result: { turn, reminders }, events };
@@ -230,11 +224,7 @@ export async function cancel(
   limits: ReminderLimits,
 ): Promise<Outcome<TaskReminderRecord>> {
   const r = await tx.get(reminderId);
-  if (r === undefined) {
-    throw new ReminderError('REMINDER_NOT_FOUND', `task ${taskId} has no reminder ${reminderId}`, {
-      metadata: { taskId, reminderId },
-    });
-  }
+  if (r === undefined) throw notFoundError(taskId, reminderId);
   if (r.state === 'CANCELLED') return { result: recordOf(taskId, r), events: [] };
   if (!isLiveState(r.state)) {
     throw new ReminderError(

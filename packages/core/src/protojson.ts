@@ -185,6 +185,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : 'malformed value';
 }
 
-function isJsonObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,12 +1,12 @@
-import type { Message, TaskStatus } from '@a2a-js/sdk';
+import type { Message, Task, TaskStatus } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
-import type { AgentExecutionEvent, ExecutionEventBus } from '@a2a-js/sdk/server';
+import type { AgentExecutionEvent, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { batchMetadata, eventBatch } from './events.js';
 import { isTerminalState } from './task-states.js';
 
-/** The serial queue every executor-wrapper bus over one SDK bus publishes through (R28). */
+/** The serial queue every EndingBus over one SDK bus publishes through (R28). */
 export interface PublishLane {
   chain: Promise<void>;
   queued: number;
@@ -47,6 +47,16 @@ export interface StatusFallback {
   readonly status: TaskStatus | undefined;
   /** The history stored with that status; unknown (undefined) means no message is known to be in it. */
   readonly history: readonly Message[] | undefined;
+}
+
+/** The fallback of an execution: its task as the SDK loaded it for the execution. */
+export function executionFallback(scope: RequestContext): StatusFallback {
+  return { contextId: scope.contextId, status: scope.task?.status, history: scope.task?.history };
+}
+
+/** The fallback of an rpc: the task as the rpc looked it up. */
+export function taskFallback(task: Task): StatusFallback {
+  return { contextId: task.contextId, status: task.status, history: task.history };
 }
 
 /** A bus that forwards to an SDK bus (the executor wrapper's bus). */

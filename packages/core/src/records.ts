@@ -1,9 +1,8 @@
 import type { TaskReminder, TaskReminderRecord } from '@a2a-reminders/proto';
 import { ReminderState, TaskReminderRecordSchema, TaskReminderSchema } from '@a2a-reminders/proto';
-import type { JsonObject } from '@bufbuild/protobuf';
 import { create, equals } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { DEFAULT_TTL_TURNS } from './limits.js';
+import { acceptedContent, reminderOf } from './reminder-content.js';
 import type { ReminderWrite, StoredReminder, StoredReminderState } from './store.js';
 import { isLiveState } from './store.js';
 
@@ -15,19 +14,6 @@ const protoState: Record<StoredReminderState, ReminderState> = {
   CANCELLED: ReminderState.CANCELLED,
   DROPPED: ReminderState.DROPPED,
 };
-
-/** The reminder's content with the effective ttlTurns (R9: default 1). */
-export function reminderOf(stored: ReminderWrite): TaskReminder {
-  return create(TaskReminderSchema, {
-    id: stored.id,
-    body: stored.body,
-    dedupeKey: stored.dedupeKey,
-    ttlTurns: stored.ttlTurns,
-    roleHint: stored.roleHint,
-    source: stored.source,
-    ...(stored.metadata === undefined ? {} : { metadata: stored.metadata }),
-  });
-}
 
 /** Turns still to come: ttl minus turns surfaced while live, 0 once final (R34). */
 export function turnsRemainingOf(stored: ReminderWrite): number {
@@ -48,23 +34,10 @@ export function recordOf(taskId: string, stored: ReminderWrite): TaskReminderRec
   });
 }
 
-/** The request's reminder with the default ttl applied, for storing and comparing. */
-export function normalizedReminder(reminder: TaskReminder): TaskReminder {
-  return create(TaskReminderSchema, {
-    id: reminder.id,
-    body: reminder.body,
-    dedupeKey: reminder.dedupeKey,
-    ttlTurns: reminder.ttlTurns ?? DEFAULT_TTL_TURNS,
-    roleHint: reminder.roleHint,
-    source: reminder.source,
-    ...(reminder.metadata === undefined ? {} : { metadata: reminder.metadata as JsonObject }),
-  });
-}
-
 /**
  * Same content for idempotency (R13): every field, ttlTurns compared by its
  * effective value, metadata deep-equal regardless of key order.
  */
 export function sameContent(stored: StoredReminder, incoming: TaskReminder): boolean {
-  return equals(TaskReminderSchema, reminderOf(stored), normalizedReminder(incoming));
+  return equals(TaskReminderSchema, reminderOf(stored), reminderOf(acceptedContent(incoming)));
 }

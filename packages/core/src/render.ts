@@ -1,12 +1,10 @@
 import { escapeAttribute, neutralizeFraming } from './framing.js';
+import type { ReminderFields } from './reminder-content.js';
 
 /** What the renderers need of a reminder (a SurfacedReminder fits). */
-export interface RenderableReminder {
-  readonly id: string;
-  readonly body: string;
-  readonly source: string;
-  readonly roleHint: string;
-}
+export type RenderableReminder = Readonly<
+  Pick<ReminderFields, 'id' | 'body' | 'source' | 'roleHint'>
+>;
 
 /** The framing tag of reminder blocks (R36). */
 export const REMINDER_TAG = 'system-reminder';

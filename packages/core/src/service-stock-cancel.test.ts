@@ -5,7 +5,7 @@ import { ReminderState } from '@a2a-reminders/proto';
 import { describe, expect, it } from 'vitest';
 import { reminderEventsOf } from './stream-events.js';
 import { caller, harness, kinds } from './testing/harness.js';
-import { cardOf } from './testing/stock-agent.js';
+import { cardOf, sendRequest } from './testing/stock-agent.js';
 
 // A stock CancelTask (DefaultRequestHandler.cancelTask) against executors run
 // through wrapExecutor: the task must end CANCELED and subscribers must see
@@ -13,26 +13,6 @@ import { cardOf } from './testing/stock-agent.js';
 
 function status(state: TaskState) {
   return { state, message: undefined, timestamp: new Date().toISOString() };
-}
-
-function sendRequest(text: string) {
-  return {
-    tenant: '',
-    message: {
-      messageId: `m-${text}`,
-      contextId: '',
-      taskId: '',
-      role: 1,
-      parts: [
-        { content: { $case: 'text', value: text }, mediaType: '', filename: '', metadata: {} },
-      ],
-      metadata: {},
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: { returnImmediately: true },
-    metadata: {},
-  } as unknown as Parameters<DefaultRequestHandler['sendMessage']>[0];
 }
 
 function publishStatus(bus: ExecutionEventBus, rc: RequestContext, state: TaskState): void {

@@ -10,7 +10,7 @@ import { ReminderState } from '@a2a-reminders/proto';
 import { describe, expect, it } from 'vitest';
 import { reminderEventsOf } from './stream-events.js';
 import { caller, harness, kinds } from './testing/harness.js';
-import { cardOf } from './testing/stock-agent.js';
+import { cardOf, sendRequest } from './testing/stock-agent.js';
 
 function status(state: TaskState) {
   return { state, message: undefined, timestamp: new Date().toISOString() };
@@ -243,26 +243,7 @@ describe('task end', () => {
       h.service.wrapExecutor(executor),
       h.busManager,
     );
-    const stream = handler.sendMessageStream(
-      {
-        tenant: '',
-        message: {
-          messageId: 'm1',
-          contextId: '',
-          taskId: '',
-          role: 1,
-          parts: [
-            { content: { $case: 'text', value: 'hi' }, mediaType: '', filename: '', metadata: {} },
-          ],
-          metadata: {},
-          extensions: [],
-          referenceTaskIds: [],
-        },
-        configuration: undefined,
-        metadata: {},
-      } as unknown as Parameters<typeof handler.sendMessageStream>[0],
-      caller(),
-    );
+    const stream = handler.sendMessageStream(sendRequest('hi'), caller());
     const seen: string[] = [];
     for await (const item of stream) {
       const payload = item.payload;

@@ -16,9 +16,9 @@ import type {
   ListTaskRemindersRequest,
   ListTaskRemindersResponse,
 } from '@a2a-reminders/proto';
-import type { JsonObject } from '@bufbuild/protobuf';
 import type { FieldViolation } from './errors.js';
 import type { ReminderLimits } from './limits.js';
+import type { ReminderFields } from './reminder-content.js';
 import type { ReminderChangeSignal, ReminderStore } from './store.js';
 
 /**
@@ -51,17 +51,12 @@ export interface ReminderRpcHandler {
   ): Promise<CancelTaskReminderResponse>;
 }
 
-/** A live reminder as the worker's runtime receives it at a turn boundary. */
-export interface SurfacedReminder {
-  readonly id: string;
-  readonly body: string;
-  /** `''` when the caller gave none. */
-  readonly source: string;
-  /** `''` when the caller gave none. */
-  readonly roleHint: string;
-  /** `''` when the caller gave none. */
-  readonly dedupeKey: string;
-  readonly metadata: JsonObject | undefined;
+/**
+ * A live reminder as the worker's runtime receives it at a turn boundary:
+ * the TaskReminder's fields (strings `''` when the caller gave none), with
+ * what is left of its ttl instead of the ttl itself.
+ */
+export interface SurfacedReminder extends Readonly<Omit<ReminderFields, 'ttlTurns'>> {
   /** How many more turns it will be surfaced on after this one. */
   readonly turnsRemaining: number;
   /** True on the turn it is surfaced for the first time. */

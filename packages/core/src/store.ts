@@ -1,4 +1,4 @@
-import type { JsonObject } from '@bufbuild/protobuf';
+import type { ReminderContent } from './reminder-content.js';
 
 /**
  * Where a reminder is in its life (spec R18). PENDING and ACTIVE are live;
@@ -18,10 +18,11 @@ export function isLiveState(state: StoredReminderState): boolean {
 
 /**
  * One reminder as the store keeps it: plain, JSON-serializable data, so a SQL
- * store can keep it in a row (or a JSON column) without knowing protobuf.
+ * store can keep it in a row (or a JSON column) without knowing protobuf. Its
+ * content is TaskReminder's fields (ttlTurns the effective value, R9); the
+ * rest is the record's bookkeeping.
  */
-export interface StoredReminder {
-  readonly id: string;
+export interface StoredReminder extends ReminderContent {
   /**
    * The task's acceptance sequence number (1, 2, …), assigned by the store
    * when the record is inserted and never reused within the task, even once
@@ -29,13 +30,6 @@ export interface StoredReminder {
    * list page tokens name a position in it (R49).
    */
   readonly seq: number;
-  readonly body: string;
-  readonly dedupeKey: string;
-  /** Effective ttlTurns (the default applied). */
-  readonly ttlTurns: number;
-  readonly roleHint: string;
-  readonly source: string;
-  readonly metadata?: JsonObject;
   readonly state: StoredReminderState;
   /** Acceptance time, epoch ms. */
   readonly createTimeMs: number;

@@ -1,9 +1,19 @@
-import type { Message, Role } from '@a2a-js/sdk';
+import type { Message, Part, Role } from '@a2a-js/sdk';
 
 /** Where a message belongs: `''` for both when it opens a new task. */
 export interface MessageScope {
   readonly taskId: string;
   readonly contextId: string;
+}
+
+/** A plain-text part, as messages and artifacts carry it. */
+export function textPart(text: string): Part {
+  return {
+    content: { $case: 'text', value: text },
+    mediaType: 'text/plain',
+    filename: '',
+    metadata: undefined,
+  };
 }
 
 /**
@@ -16,14 +26,7 @@ export function textMessage(role: Role, scope: MessageScope, text: string): Mess
     contextId: scope.contextId,
     taskId: scope.taskId,
     role,
-    parts: [
-      {
-        content: { $case: 'text', value: text },
-        mediaType: 'text/plain',
-        filename: '',
-        metadata: undefined,
-      },
-    ],
+    parts: [textPart(text)],
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],

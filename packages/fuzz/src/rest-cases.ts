@@ -120,14 +120,22 @@ function injectBody(rng: Rng, ctx: FuzzContext): { kind: string; body: string; i
       8,
       () => {
         const reminder = hostileReminder(rng, ctx.unique);
-        // A taskId in the body is ignored: the path's wins (W2).
-        const extra = rng.chance(0.2)
-          ? `,"taskId":${rng.chance(0.5) ? str(hostileString(rng)) : wrongType(rng)}`
-          : '';
+        // A body taskId other than the path's (or null) is refused (R56).
+        const bodyTaskId = rng.chance(0.2)
+          ? rng.chance(0.5)
+            ? str(hostileString(rng))
+            : wrongType(rng)
+          : undefined;
+        const extra = bodyTaskId === undefined ? '' : `,"taskId":${bodyTaskId}`;
+        const invalid =
+          reminder.invalid ??
+          (bodyTaskId === undefined || bodyTaskId === 'null'
+            ? undefined
+            : 'a body taskId that differs from the path (R56)');
         return {
           kind: 'inject: hostile reminder',
           body: `{"reminder":${reminder.text}${extra}}`,
-          ...(reminder.invalid === undefined ? {} : { invalid: reminder.invalid }),
+          ...(invalid === undefined ? {} : { invalid }),
         };
       },
     ],

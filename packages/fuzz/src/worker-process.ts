@@ -25,10 +25,11 @@ export function startWorker(main: string = WORKER_MAIN): Promise<Worker> {
   if (!existsSync(main)) {
     throw new Error(`${main} is missing: build the worker first (npx turbo run build)`);
   }
-  // Long-running tasks, so that valid injects find running tasks; slow turns keep the CPU free.
+  // Tasks that keep working until the run ends (`--turns 0`), so that valid injects find running
+  // tasks; slow turns keep the CPU free.
   const child = spawn(
     process.execPath,
-    [main, '--port', '0', '--grpc-port', '0', '--turns', '1000', '--turn-ms', '500'],
+    [main, '--port', '0', '--grpc-port', '0', '--turns', '0', '--turn-ms', '500'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let exited: string | undefined;

@@ -1,13 +1,12 @@
 import { ReminderError } from '@a2a-reminders/core';
+import { codeOfGrpcStatus } from '@a2a-reminders/core/protocol';
 import { BadRequestSchema, ErrorInfoSchema } from '@a2a-reminders/proto';
 import { ConnectError } from '@connectrpc/connect';
-import { reminderErrorCodeOfGrpcStatus } from './grpc-status-table.js';
 
 /**
  * Turns what a Connect gRPC call threw back into the ReminderError the server
  * sent: the code from the ErrorInfo/BadRequest details of
- * `grpc-status-details-bin`, else from the status code (issue 4: every client
- * returns the same typed error).
+ * `grpc-status-details-bin` (R40), else from the status code (R39).
  */
 export function reminderErrorFromConnectError(error: unknown): ReminderError {
   if (error instanceof ReminderError) return error;
@@ -18,7 +17,7 @@ export function reminderErrorFromConnectError(error: unknown): ReminderError {
   ];
   return (
     ReminderError.fromStatusDetails(connectError.rawMessage, details) ??
-    new ReminderError(reminderErrorCodeOfGrpcStatus(connectError.code), connectError.rawMessage, {
+    new ReminderError(codeOfGrpcStatus(connectError.code), connectError.rawMessage, {
       cause: connectError,
     })
   );

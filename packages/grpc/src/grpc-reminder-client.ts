@@ -1,12 +1,5 @@
-import type {
-  ReminderCallOptions,
-  ReminderClient,
-  ReminderClientOptions,
-} from '@a2a-reminders/core';
-import { reminderCallHeaders } from '@a2a-reminders/core';
-import { TaskReminderService } from '@a2a-reminders/proto';
-import type { CallOptions } from '@connectrpc/connect';
-import { createClient } from '@connectrpc/connect';
+import type { ReminderClient, ReminderClientOptions } from '@a2a-reminders/core';
+import { reminderCallHeaders, reminderClientOf } from '@a2a-reminders/core/protocol';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { reminderErrorFromConnectError } from './connect-error-to-reminder-error.js';
 
@@ -18,42 +11,23 @@ export interface GrpcReminderClient extends ReminderClient {
 /**
  * A ReminderClient over gRPC built on `@connectrpc/connect` and its Node
  * HTTP/2 gRPC transport: an implementation independent of the grpc-js server
- * (issue 4). `baseUrl` is the server address as `http://host:port`. Every call
+ * (W10). `baseUrl` is the server address as `http://host:port`. Every call
  * sends `a2a-version: 1.0` and activates the extension in `a2a-extensions`.
  */
 export function createGrpcReminderClient(options: ReminderClientOptions): GrpcReminderClient {
   const sessionManager = new Http2SessionManager(options.baseUrl);
-  const client = createClient(
-    TaskReminderService,
-    createGrpcTransport({ baseUrl: options.baseUrl, sessionManager }),
-  );
-
-  // The same rule as the HTTP clients (W6): the caller's a2a-extensions are
-  // kept and gain the URI. Connect sends the Headers as gRPC metadata.
-  const callOptions = (call: ReminderCallOptions | undefined): CallOptions => ({
-    headers: reminderCallHeaders(options.headers, call?.headers),
-    ...(call?.signal ? { signal: call.signal } : {}),
-  });
-
-  const invoke = async <T>(
-    call: ReminderCallOptions | undefined,
-    run: (o: CallOptions) => Promise<T>,
-  ): Promise<T> => {
+  const transport = createGrpcTransport({ baseUrl: options.baseUrl, sessionManager });
+  const client = reminderClientOf(async (method, init, call) => {
+    // The same rule as the HTTP clients (W6): the caller's a2a-extensions are
+    // kept and gain the URI. Connect sends the Headers as gRPC metadata.
+    const headers = reminderCallHeaders(options.headers, call?.headers);
     try {
-      return await run(callOptions(call));
+      return (await transport.unary(method, call?.signal, undefined, headers, init)).message;
     } catch (error) {
-      // The contract rejects an aborted call with the signal's reason, not a wire error.
+      // The contract rejects an aborted call with the signal's reason, not a wire error (W9).
       if (call?.signal?.aborted) throw call.signal.reason;
       throw reminderErrorFromConnectError(error);
     }
-  };
-
-  return {
-    injectTaskReminder: (request, call) =>
-      invoke(call, (o) => client.injectTaskReminder(request, o)),
-    listTaskReminders: (request, call) => invoke(call, (o) => client.listTaskReminders(request, o)),
-    cancelTaskReminder: (request, call) =>
-      invoke(call, (o) => client.cancelTaskReminder(request, o)),
-    close: () => sessionManager.abort(),
-  };
+  });
+  return { ...client, close: () => sessionManager.abort() };
 }

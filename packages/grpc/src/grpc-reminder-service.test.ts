@@ -6,6 +6,7 @@ import {
   reminderErrorCodes,
   TASK_REMINDERS_EXTENSION_URI,
 } from '@a2a-reminders/core';
+import { reminderErrorWire } from '@a2a-reminders/core/protocol';
 import {
   ErrorInfoSchema,
   InjectTaskReminderRequestSchema,
@@ -17,7 +18,6 @@ import { create, fromBinary, isMessage, toBinary } from '@bufbuild/protobuf';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_REQUEST_BYTES } from './grpc-reminder-service.js';
-import { grpcStatusOf } from './grpc-status-table.js';
 import { FakeReminderHandler } from './testing/fake-reminder-handler.js';
 import { callRaw, decodeStatusDetails } from './testing/raw-grpc-client.js';
 import type { TestServer } from './testing/test-server.js';
@@ -137,10 +137,10 @@ describe('grpcReminderService on a grpc.Server next to the SDK A2AService', () =
       const error = sampleError(code);
       fake.failWith = error;
       const result = await callRaw(server.target, injectPath, injectBytes(), a2aMetadata);
-      expect(result.error?.code).toBe(grpcStatusOf[code]);
+      expect(result.error?.code).toBe(reminderErrorWire[code].grpc);
       expect(result.error?.details).toBe(error.message);
       const decoded = decodeStatusDetails(result.error ?? fail());
-      expect(decoded.status.code).toBe(grpcStatusOf[code]);
+      expect(decoded.status.code).toBe(reminderErrorWire[code].grpc);
       expect(decoded.status.message).toBe(error.message);
       expect(decoded.details).toEqual(error.toStatusDetails());
     },

@@ -1,5 +1,11 @@
-import type { ReminderRpcHandler } from '@a2a-reminders/core';
-import { callReminderRpc, ReminderError } from '@a2a-reminders/core';
+import type { UserBuilder } from '@a2a-js/sdk/server/grpc';
+import { ReminderError } from '@a2a-reminders/core';
+import type { ReadRequest, ReminderBindingOptions } from '@a2a-reminders/core/protocol';
+import {
+  DEFAULT_MAX_REQUEST_BYTES,
+  reminderErrorWire,
+  runReminderCall,
+} from '@a2a-reminders/core/protocol';
 import type { ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
 import type { Message } from '@bufbuild/protobuf';
@@ -10,20 +16,15 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { Metadata } from '@grpc/grpc-js';
-import type { GrpcCallContextOptions } from './grpc-call-context.js';
-import { activatedExtensionsMetadata, buildGrpcCallContext } from './grpc-call-context.js';
-import { grpcStatusOf } from './grpc-status-table.js';
+import { activatedExtensionsMetadata, metadataHeaders } from './grpc-metadata.js';
 import { encodeStatusDetailsBin, GRPC_STATUS_DETAILS_BIN } from './status-details-bin.js';
 import type { ReminderMethodName, ReminderRequest } from './task-reminder-service-definition.js';
 import { EncodedRequest } from './task-reminder-service-definition.js';
 
-/** Default limit for one reminder request, in encoded bytes (issue 4). */
-export const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
+export { DEFAULT_MAX_REQUEST_BYTES };
 
-/** Options of {@link grpcReminderService}; the SDK's `GrpcServiceOptions` plus the reminder service. */
-export interface GrpcReminderServiceOptions extends GrpcCallContextOptions {
-  /** The reminder rpcs, usually core's `createReminderService(...)`. */
-  readonly reminders: ReminderRpcHandler;
+/** Options of {@link grpcReminderService}: the SDK's `GrpcServiceOptions`, the reminder service, the limit. */
+export interface GrpcReminderServiceOptions extends ReminderBindingOptions<UserBuilder> {
   /**
    * Largest request accepted, in encoded bytes; default 64 KiB. Larger ones
    * get INVALID_ARGUMENT on their raw length, before they are decoded or any
@@ -38,7 +39,7 @@ export interface GrpcReminderServiceOptions extends GrpcCallContextOptions {
  * `server.addService(TaskReminderServiceDefinition, grpcReminderService(options))`
  * next to the SDK's `server.addService(A2AService, grpcService(options))`.
  * Pass it the same requestHandler, userBuilder and contextBuilder as the SDK's
- * service, so both resolve the caller the same way.
+ * service, so both resolve the caller the same way (W7).
  */
 export function grpcReminderService(
   options: GrpcReminderServiceOptions,
@@ -62,43 +63,52 @@ async function handleUnary(
   call: ServerUnaryCall<ReminderRequest, Message>,
   callback: sendUnaryData<Message>,
 ): Promise<void> {
+  let read: ReadRequest;
   try {
-    const received = call.request;
-    // W12: the raw length is checked before the bytes are decoded.
-    const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-    const size = received instanceof EncodedRequest ? received.byteLength : 0;
-    if (size > maxBytes) {
-      throw new ReminderError(
-        'INVALID_ARGUMENT',
-        `request of ${size} bytes exceeds the limit of ${maxBytes} bytes`,
-        { metadata: { limit: String(maxBytes) } },
-      );
-    }
-    const read =
-      received instanceof EncodedRequest
-        ? received.decode()
-        : { request: received, violations: [] };
-    const request = read.request;
-    const tenant = 'tenant' in request && typeof request.tenant === 'string' ? request.tenant : '';
-    const context = await buildGrpcCallContext(call, tenant, options);
-    // R45: what could not be read is reported by the service, after authentication and activation.
-    const response = await callReminderRpc(
-      options.reminders,
-      rpc,
-      request,
-      context,
-      read.violations,
-    );
-    call.sendMetadata(activatedExtensionsMetadata(context));
-    callback(null, response);
+    read = decodeWithin(call.request, options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES);
   } catch (error) {
     callback(toServiceError(ReminderError.from(error)), null);
+    return;
+  }
+  const { request } = read;
+  const outcome = await runReminderCall({
+    ...options,
+    rpc,
+    binding: 'GRPC',
+    headers: metadataHeaders(call.metadata),
+    // The SDK's grpcService takes the tenant from the request's field, as is.
+    tenant: 'tenant' in request && typeof request.tenant === 'string' ? request.tenant : '',
+    user: () => options.userBuilder(call),
+    read: () => read,
+  });
+  if (outcome.ok) {
+    call.sendMetadata(activatedExtensionsMetadata(outcome.activatedExtensions));
+    callback(null, outcome.response);
+  } else {
+    callback(toServiceError(outcome.error), null);
   }
 }
 
-/** The status from the table and the rich `google.rpc.Status` in `grpc-status-details-bin`. */
-export function toServiceError(error: ReminderError): ServerErrorResponse {
-  const code = grpcStatusOf[error.code];
+/**
+ * The request within the limit: the raw length is checked before the bytes
+ * are decoded (W12); bytes that are no message are an envelope error (W3).
+ * What decodes but cannot be read is a violation the service reports (R45).
+ */
+function decodeWithin(received: ReminderRequest, maxBytes: number): ReadRequest {
+  if (!(received instanceof EncodedRequest)) return { request: received, violations: [] };
+  if (received.byteLength > maxBytes) {
+    throw new ReminderError(
+      'INVALID_ARGUMENT',
+      `request of ${received.byteLength} bytes exceeds the limit of ${maxBytes} bytes`,
+      { metadata: { limit: String(maxBytes) } },
+    );
+  }
+  return received.decode();
+}
+
+/** The status from the table (R39) and the rich `google.rpc.Status` in `grpc-status-details-bin` (R40). */
+function toServiceError(error: ReminderError): ServerErrorResponse {
+  const code = reminderErrorWire[error.code].grpc;
   const metadata = new Metadata();
   metadata.set(GRPC_STATUS_DETAILS_BIN, encodeStatusDetailsBin(error, code));
   return Object.assign(new Error(error.message), { code, details: error.message, metadata });

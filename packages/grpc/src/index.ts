@@ -5,7 +5,7 @@ export type { GrpcReminderClient } from './grpc-reminder-client.js';
 export { createGrpcReminderClient } from './grpc-reminder-client.js';
 export type { GrpcReminderServiceOptions } from './grpc-reminder-service.js';
 export { DEFAULT_MAX_REQUEST_BYTES, grpcReminderService } from './grpc-reminder-service.js';
-export { grpcStatusOf, reminderErrorCodeOfGrpcStatus } from './grpc-status-table.js';
+export { addReminderReflection, type ReminderReflectionOptions } from './reflection.js';
 export { GRPC_STATUS_DETAILS_BIN } from './status-details-bin.js';
 export type {
   ReminderMethodDefinition,

@@ -15,6 +15,7 @@ import {
   reminderErrorCodes,
   withTaskReminders,
 } from '@a2a-reminders/core';
+import { reminderErrorWire } from '@a2a-reminders/core/protocol';
 import { ErrorInfoSchema, ReminderState } from '@a2a-reminders/proto';
 import { isMessage } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
@@ -22,7 +23,6 @@ import { expect, it } from 'vitest';
 import {
   createGrpcReminderClient,
   grpcReminderService,
-  grpcStatusOf,
   TaskReminderServiceDefinition,
 } from './index.js';
 import { callRaw } from './testing/raw-grpc-client.js';
@@ -76,7 +76,7 @@ it('README lists the status and ErrorInfo reasons every code really gets', () =>
   expect(rows.map((r) => r[1]).sort()).toEqual([...reminderErrorCodes].sort());
   for (const [, code, statusName, reasons] of rows) {
     const c = code as ReminderErrorCode;
-    expect(grpc.status[statusName as keyof typeof grpc.status], c).toBe(grpcStatusOf[c]);
+    expect(grpc.status[statusName as keyof typeof grpc.status], c).toBe(reminderErrorWire[c].grpc);
     const infos = new ReminderError(c, 'm')
       .toStatusDetails()
       .filter((d) => isMessage(d, ErrorInfoSchema))

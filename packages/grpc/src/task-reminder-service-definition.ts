@@ -1,5 +1,6 @@
-import type { ReadRequest, ReminderRpcHandler } from '@a2a-reminders/core';
-import { readRequestBinary } from '@a2a-reminders/core';
+import type { ReminderRpcHandler } from '@a2a-reminders/core';
+import type { ReadRequest } from '@a2a-reminders/core/protocol';
+import { readRequestBinary } from '@a2a-reminders/core/protocol';
 import type { ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
 import type { DescMessage, Message } from '@bufbuild/protobuf';

@@ -1,7 +1,5 @@
 // Every export here is public API of @a2a-reminders/jsonrpc.
 
-export type { JsonRpcWireError } from './errors.js';
-export { codeOfJsonRpcError, jsonRpcErrorTable } from './errors.js';
 export { createJsonRpcReminderClient } from './json-rpc-client.js';
 export { jsonRpcFallback } from './json-rpc-fallback.js';
 export type { JsonRpcReminderHandlerOptions } from './json-rpc-handler.js';

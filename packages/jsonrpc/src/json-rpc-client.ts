@@ -1,18 +1,17 @@
-import type {
-  ReminderCallOptions,
-  ReminderClient,
-  ReminderClientOptions,
-} from '@a2a-reminders/core';
-import { ReminderError, reminderCallHeaders, statusDetailsFromJson } from '@a2a-reminders/core';
-import { TaskReminderService } from '@a2a-reminders/proto';
-import type {
-  DescMessage,
-  DescMethodUnary,
-  MessageInitShape,
-  MessageShape,
-} from '@bufbuild/protobuf';
-import { create, fromJson, toJson } from '@bufbuild/protobuf';
-import { codeOfJsonRpcError, JSON_RPC_METHOD_NOT_FOUND } from './errors.js';
+import type { ReminderClient, ReminderClientOptions } from '@a2a-reminders/core';
+import { ReminderError } from '@a2a-reminders/core';
+import {
+  codeOfBareHttpStatus,
+  codeOfJsonRpcError,
+  fetchJson,
+  isJsonObject,
+  JSON_RPC_METHOD_NOT_FOUND,
+  reminderCallHeaders,
+  reminderClientOf,
+  responseFromJson,
+  statusDetailsFromJson,
+} from '@a2a-reminders/core/protocol';
+import { create, toJson } from '@bufbuild/protobuf';
 
 /**
  * A ReminderClient for the JSON-RPC binding: POSTs to `baseUrl` (the agent's
@@ -21,59 +20,29 @@ import { codeOfJsonRpcError, JSON_RPC_METHOD_NOT_FOUND } from './errors.js';
  */
 export function createJsonRpcReminderClient(options: ReminderClientOptions): ReminderClient {
   let nextId = 1;
-  async function call<I extends DescMessage, O extends DescMessage>(
-    method: DescMethodUnary<I, O>,
-    init: MessageInitShape<I>,
-    callOptions: ReminderCallOptions = {},
-  ): Promise<MessageShape<O>> {
+  return reminderClientOf(async (method, init, callOptions) => {
     const params = toJson(method.input, create(method.input, init));
-    const headers = reminderCallHeaders(options.headers, callOptions.headers);
+    const headers = reminderCallHeaders(options.headers, callOptions?.headers);
     headers.set('Content-Type', 'application/json');
-    const signal = callOptions.signal;
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetch(options.baseUrl, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: method.name, params }),
-        ...(signal === undefined ? {} : { signal }),
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
+    const { status, json } = await fetchJson(method.name, options.baseUrl, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: method.name, params }),
+      signal: callOptions?.signal,
+    });
+    if (!isJsonObject(json) || !('result' in json || isJsonObject(json.error))) {
+      // No JSON-RPC envelope: a proxy page, a 404 from a server without us.
       throw new ReminderError(
-        'INTERNAL',
-        `${method.name}: could not reach ${options.baseUrl}: ${errorText(error)}`,
-        { cause: error },
+        codeOfBareHttpStatus(status),
+        `${method.name}: ${options.baseUrl} answered HTTP ${status} without a JSON-RPC response; is it an A2A JSON-RPC endpoint serving the task-reminders extension?`,
       );
     }
-    const envelope = parseJson(text);
-    if (!isObject(envelope) || !('result' in envelope || isObject(envelope.error))) {
-      throw notJsonRpc(method.name, options.baseUrl, status);
-    }
-    if (isObject(envelope.error)) throw errorFromEnvelope(method.name, envelope.error, status);
-    try {
-      return fromJson(method.output, envelope.result as never, { ignoreUnknownFields: true });
-    } catch (error) {
-      throw new ReminderError('INTERNAL', `${method.name}: malformed result: ${errorText(error)}`, {
-        cause: error,
-      });
-    }
-  }
-
-  const rpc = TaskReminderService.method;
-  return {
-    injectTaskReminder: (request, callOptions) =>
-      call(rpc.injectTaskReminder, request, callOptions),
-    listTaskReminders: (request, callOptions) => call(rpc.listTaskReminders, request, callOptions),
-    cancelTaskReminder: (request, callOptions) =>
-      call(rpc.cancelTaskReminder, request, callOptions),
-  };
+    if (isJsonObject(json.error)) throw errorFromEnvelope(method.name, json.error, status);
+    return responseFromJson(method.output, json.result, method.name, 'result');
+  });
 }
 
-/** A JSON-RPC error object back to the ReminderError the server threw. */
+/** A JSON-RPC error object back to the ReminderError the server threw (R40). */
 function errorFromEnvelope(
   methodName: string,
   error: Record<string, unknown>,
@@ -90,36 +59,4 @@ function errorFromEnvelope(
     );
   }
   return new ReminderError(codeOfJsonRpcError(code, httpStatus), message);
-}
-
-/** A response that is no JSON-RPC envelope: a proxy page, a 404 from a server without us. */
-function notJsonRpc(methodName: string, url: string, httpStatus: number): ReminderError {
-  const code = httpStatus === 401 ? 'UNAUTHENTICATED' : noRouteCode(httpStatus);
-  return new ReminderError(
-    code,
-    `${methodName}: ${url} answered HTTP ${httpStatus} without a JSON-RPC response; is it an A2A JSON-RPC endpoint serving the task-reminders extension?`,
-  );
-}
-
-/** No endpoint or method there (HTTP 404, 405, 501): the server does not serve the rpc. */
-function noRouteCode(httpStatus: number): 'UNIMPLEMENTED' | 'INTERNAL' {
-  return httpStatus === 404 || httpStatus === 405 || httpStatus === 501
-    ? 'UNIMPLEMENTED'
-    : 'INTERNAL';
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,53 +1,25 @@
-import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
-import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { ReminderError } from '@a2a-reminders/core';
 import {
-  createSdkStack,
-  fakeReminders,
-  headerUserBuilder,
-  listen,
+  bindingServersPerTest,
+  boomOnRequest,
+  captureErrorLog,
+  cleanErrorText,
 } from '@a2a-reminders/test-support';
-import type { RequestHandler } from 'express';
-import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createJsonRpcReminderClient } from './json-rpc-client.js';
-import { jsonRpcFallback } from './json-rpc-fallback.js';
-import { jsonRpcReminderHandler } from './json-rpc-handler.js';
+import { jsonRpcArm } from './testing/app.js';
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
-
-/** A middleware that fails with an error naming this file, when asked by `x-boom`. */
-const boom: RequestHandler = (req, _res, next) => {
-  next(req.header('x-boom') ? new Error(`${import.meta.filename} exploded`) : undefined);
-};
+const servers = bindingServersPerTest(jsonRpcArm);
 
 /** Ours, the SDK's handler and the fallback on one path; `x-boom` makes a middleware throw. */
 async function start(): Promise<string> {
-  const sdk = createSdkStack();
-  const fake = fakeReminders(TASK_REMINDERS_EXTENSION_URI);
-  const common = { requestHandler: sdk.requestHandler, userBuilder: headerUserBuilder };
-  const app = express();
-  app.use(
-    '/a2a/jsonrpc',
-    boom,
-    jsonRpcReminderHandler({ reminders: fake.handler, ...common }),
-    jsonRpcHandler(common),
-    ...jsonRpcFallback(),
-  );
-  const server = await listen(app);
-  close = server.close;
-  return `${server.url}/a2a/jsonrpc`;
+  const server = await servers.start({ service: 'fake', before: [boomOnRequest], fallback: true });
+  return server.endpoint;
 }
 
 /** The answer as JSON, after checking it is JSON and carries no stack trace or file path (W13). */
 async function cleanJson(response: Response): Promise<Record<string, unknown>> {
-  const text = await response.text();
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(text).not.toMatch(/\n\s+at |node_modules|\.[jt]s:\d+|\/work\/|<html|<pre/i);
-  expect(text).not.toContain(process.cwd());
+  const text = await cleanErrorText(response, /^application\/json/);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
@@ -107,6 +79,7 @@ describe('jsonRpcFallback (W13)', () => {
   });
 
   it('answers a server fault with a bare -32603 that names no file', async () => {
+    const logged = captureErrorLog();
     const endpoint = await start();
     const response = await fetch(endpoint, { method: 'POST', headers: { 'x-boom': '1' } });
     expect(response.status).toBe(500);
@@ -115,5 +88,12 @@ describe('jsonRpcFallback (W13)', () => {
       id: null,
       error: { code: -32603, message: 'Internal error.' },
     });
+    // The operator gets the fault itself in the log.
+    expect(logged).toEqual([
+      [
+        'JSON-RPC request failed before dispatch:',
+        expect.objectContaining({ message: expect.stringMatching(/exploded$/) }),
+      ],
+    ]);
   });
 });

@@ -1,11 +1,6 @@
-import { httpFailureOf } from '@a2a-reminders/core';
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import {
-  JSON_RPC_INTERNAL_ERROR,
-  JSON_RPC_INVALID_REQUEST,
-  JSON_RPC_METHOD_NOT_FOUND,
-  JSON_RPC_PARSE_ERROR,
-} from './errors.js';
+import { JSON_RPC_INVALID_REQUEST, JSON_RPC_METHOD_NOT_FOUND } from '@a2a-reminders/core/protocol';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { replyBodyFailure, replyError } from './json-rpc-reply.js';
 
 /**
  * Express handlers to mount last on the JSON-RPC path, after the SDK's
@@ -22,31 +17,21 @@ export function jsonRpcFallback(): [RequestHandler, ErrorRequestHandler] {
   const unanswered: RequestHandler = (req, res) => {
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
-      send(res, 405, JSON_RPC_INVALID_REQUEST, 'JSON-RPC requests are POSTs.');
+      replyError(res, 405, null, {
+        code: JSON_RPC_INVALID_REQUEST,
+        message: 'JSON-RPC requests are POSTs.',
+      });
       return;
     }
     // No endpoint here: clients report UNIMPLEMENTED, as for a server without the method (R39).
-    send(res, 404, JSON_RPC_METHOD_NOT_FOUND, 'No JSON-RPC endpoint at this path.');
+    replyError(res, 404, null, {
+      code: JSON_RPC_METHOD_NOT_FOUND,
+      message: 'No JSON-RPC endpoint at this path.',
+    });
   };
   const failed: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
-    const failure = httpFailureOf(error);
-    if (failure.malformedJson) {
-      // As the SDK's own jsonErrorHandler answers it.
-      send(res, 200, JSON_RPC_PARSE_ERROR, failure.message);
-    } else if (failure.status === 500) {
-      console.error('JSON-RPC request failed before dispatch:', error);
-      send(res, 500, JSON_RPC_INTERNAL_ERROR, failure.message);
-    } else {
-      send(res, failure.status, JSON_RPC_INVALID_REQUEST, failure.message);
-    }
+    const failure = replyBodyFailure(res, error);
+    if (failure.status === 500) console.error('JSON-RPC request failed before dispatch:', error);
   };
   return [unanswered, failed];
-}
-
-function send(res: Response, httpStatus: number, code: number, message: string): void {
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
-  res.status(httpStatus).json({ jsonrpc: '2.0', id: null, error: { code, message } });
 }

@@ -3,7 +3,7 @@ import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core
 import { saveTask } from '@a2a-reminders/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_BYTES, SDK_JSON_LIMIT_BYTES } from './json-rpc-handler.js';
-import { post, startFakeServer } from './testing/app.js';
+import { post, postText, startFakeServer } from './testing/app.js';
 
 type Server = Awaited<ReturnType<typeof startFakeServer>>;
 let server: Server | undefined;
@@ -239,16 +239,8 @@ describe('malformed input', () => {
 
 /** A raw POST whose answer may have no body at all. */
 async function postRaw(endpoint: string, body: string) {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'A2A-Version': '1.0',
-      'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
-    },
-    body,
-  });
-  return { status: response.status, text: await response.text() };
+  const { status, text } = await postText(endpoint, body);
+  return { status, text };
 }
 
 describe('jsonRpcReminderHandler notifications (W11)', () => {

@@ -1,11 +1,7 @@
 import { TaskState } from '@a2a-js/sdk';
-import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
-import { createReminderService } from '@a2a-reminders/core';
-import { createSdkStack, headerUserBuilder, listen, saveTask } from '@a2a-reminders/test-support';
-import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
-import { jsonRpcReminderHandler } from './json-rpc-handler.js';
-import { post } from './testing/app.js';
+import { bindingServersPerTest, saveTask } from '@a2a-reminders/test-support';
+import { describe, expect, it } from 'vitest';
+import { jsonRpcArm, post } from './testing/app.js';
 
 /**
  * Issue 8 §1 and §4 over JSON-RPC with the real core: values the service
@@ -13,31 +9,17 @@ import { post } from './testing/app.js';
  * the order of checks does not depend on the body (R45).
  */
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
+const servers = bindingServersPerTest(jsonRpcArm);
 
 async function start(requireAuthentication = false) {
-  const sdk = createSdkStack();
-  const reminders = createReminderService({
-    taskStore: sdk.taskStore,
-    eventBusManager: sdk.eventBusManager,
-    requireAuthentication,
-  });
-  const common = { requestHandler: sdk.requestHandler, userBuilder: headerUserBuilder };
-  const app = express();
-  app.use('/a2a/jsonrpc', jsonRpcReminderHandler({ ...common, reminders }), jsonRpcHandler(common));
-  const server = await listen(app);
-  close = server.close;
-  await saveTask(sdk.taskStore, { id: 'task-1', state: TaskState.TASK_STATE_WORKING });
-  await saveTask(sdk.taskStore, {
+  const server = await servers.start({ requireAuthentication });
+  await saveTask(server.taskStore, { id: 'task-1', state: TaskState.TASK_STATE_WORKING });
+  await saveTask(server.taskStore, {
     id: 'task-a',
     state: TaskState.TASK_STATE_WORKING,
     user: 'alice',
   });
-  return `${server.url}/a2a/jsonrpc`;
+  return server.endpoint;
 }
 
 /** A JSON-RPC call with `params` written as raw JSON text (so it can hold 1e309 or "\ud800"). */

@@ -1,7 +1,5 @@
 // Every export here is public API of @a2a-reminders/rest.
 
-export type { RestWireError } from './errors.js';
-export { codeOfRestError, restErrorTable } from './errors.js';
 export { createRestReminderClient } from './rest-client.js';
 export { restFallback } from './rest-fallback.js';
 export type { RestReminderRouterOptions } from './rest-router.js';

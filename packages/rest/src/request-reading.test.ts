@@ -1,11 +1,7 @@
 import { TaskState } from '@a2a-js/sdk';
-import { restHandler } from '@a2a-js/sdk/server/express';
-import { createReminderService } from '@a2a-reminders/core';
-import { createSdkStack, headerUserBuilder, listen, saveTask } from '@a2a-reminders/test-support';
-import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
-import { restReminderRouter } from './rest-router.js';
-import { call } from './testing/app.js';
+import { bindingServersPerTest, saveTask } from '@a2a-reminders/test-support';
+import { describe, expect, it } from 'vitest';
+import { call, restArm } from './testing/app.js';
 
 /**
  * Issue 8 §1 and §4 over HTTP+JSON with the real core: values the service
@@ -13,26 +9,12 @@ import { call } from './testing/app.js';
  * the order of checks does not depend on the path or body (R45).
  */
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
+const servers = bindingServersPerTest(restArm);
 
 async function start(requireAuthentication = false) {
-  const sdk = createSdkStack();
-  const reminders = createReminderService({
-    taskStore: sdk.taskStore,
-    eventBusManager: sdk.eventBusManager,
-    requireAuthentication,
-  });
-  const common = { requestHandler: sdk.requestHandler, userBuilder: headerUserBuilder };
-  const app = express();
-  app.use('/a2a/rest', restReminderRouter({ ...common, reminders }), restHandler(common));
-  const server = await listen(app);
-  close = server.close;
-  await saveTask(sdk.taskStore, { id: 'task-1', state: TaskState.TASK_STATE_WORKING });
-  return `${server.url}/a2a/rest`;
+  const server = await servers.start({ requireAuthentication });
+  await saveTask(server.taskStore, { id: 'task-1', state: TaskState.TASK_STATE_WORKING });
+  return server.endpoint;
 }
 
 interface Answer {

@@ -1,36 +1,30 @@
-import type {
-  ReminderCallOptions,
-  ReminderClient,
-  ReminderClientOptions,
-} from '@a2a-reminders/core';
-import { ReminderError, reminderCallHeaders, statusDetailsFromJson } from '@a2a-reminders/core';
+import type { ReminderClient, ReminderClientOptions } from '@a2a-reminders/core';
+import { ReminderError } from '@a2a-reminders/core';
+import {
+  codeOfBareHttpStatus,
+  codeOfRestError,
+  fetchJson,
+  isJsonObject,
+  reminderCallHeaders,
+  reminderClientOf,
+  responseFromJson,
+  statusDetailsFromJson,
+} from '@a2a-reminders/core/protocol';
 import type { HttpBinding } from '@a2a-reminders/proto';
-import { findReminderRpc, TaskReminderService } from '@a2a-reminders/proto';
-import type {
-  DescMessage,
-  DescMethodUnary,
-  JsonObject,
-  MessageInitShape,
-  MessageShape,
-} from '@bufbuild/protobuf';
-import { create, fromJson, toJson } from '@bufbuild/protobuf';
-import { codeOfRestError } from './errors.js';
+import { findReminderRpc } from '@a2a-reminders/proto';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { create, toJson } from '@bufbuild/protobuf';
 import { boundFields, expandPathTemplate } from './path-template.js';
 
 /**
  * A ReminderClient for the HTTP+JSON binding: builds each call from the
  * rpc's `google.api.http` rule against `baseUrl` (the agent's HTTP+JSON
  * interface URL), using the global `fetch`. A request with a tenant uses the
- * `/{tenant}/…` form.
+ * `/{tenant}/…` form. Fields the path carries stay out of the body and query.
  */
 export function createRestReminderClient(options: ReminderClientOptions): ReminderClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-
-  async function call<I extends DescMessage, O extends DescMessage>(
-    method: DescMethodUnary<I, O>,
-    init: MessageInitShape<I>,
-    callOptions: ReminderCallOptions = {},
-  ): Promise<MessageShape<O>> {
+  return reminderClientOf(async (method, init, callOptions) => {
     const rpc = findReminderRpc(method.name);
     if (rpc === undefined) throw new ReminderError('INTERNAL', `unknown rpc ${method.name}`);
     const json = toJson(method.input, create(method.input, init)) as JsonObject;
@@ -38,7 +32,7 @@ export function createRestReminderClient(options: ReminderClientOptions): Remind
     const rest: JsonObject = { ...json };
     for (const field of boundFields(binding.path)) delete rest[field];
 
-    const headers = reminderCallHeaders(options.headers, callOptions.headers);
+    const headers = reminderCallHeaders(options.headers, callOptions?.headers);
     let url = `${baseUrl}${path}`;
     let body: string | undefined;
     if (binding.body === '') {
@@ -54,53 +48,17 @@ export function createRestReminderClient(options: ReminderClientOptions): Remind
       headers.set('Content-Type', 'application/json');
     }
 
-    const signal = callOptions.signal;
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetch(url, {
-        method: binding.verb.toUpperCase(),
-        headers,
-        ...(body === undefined ? {} : { body }),
-        ...(signal === undefined ? {} : { signal }),
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw new ReminderError(
-        'INTERNAL',
-        `${method.name}: could not reach ${url}: ${errorText(error)}`,
-        {
-          cause: error,
-        },
-      );
+    const answer = await fetchJson(method.name, url, {
+      method: binding.verb.toUpperCase(),
+      headers,
+      ...(body === undefined ? {} : { body }),
+      signal: callOptions?.signal,
+    });
+    if (answer.status >= 200 && answer.status < 300) {
+      return responseFromJson(method.output, answer.json, method.name, 'response');
     }
-    const parsed = parseJson(text);
-    if (status >= 200 && status < 300) {
-      try {
-        return fromJson(method.output, parsed as never, { ignoreUnknownFields: true });
-      } catch (error) {
-        throw new ReminderError(
-          'INTERNAL',
-          `${method.name}: malformed response: ${errorText(error)}`,
-          {
-            cause: error,
-          },
-        );
-      }
-    }
-    throw errorFromStatusBody(method.name, url, status, parsed);
-  }
-
-  const rpc = TaskReminderService.method;
-  return {
-    injectTaskReminder: (request, callOptions) =>
-      call(rpc.injectTaskReminder, request, callOptions),
-    listTaskReminders: (request, callOptions) => call(rpc.listTaskReminders, request, callOptions),
-    cancelTaskReminder: (request, callOptions) =>
-      call(rpc.cancelTaskReminder, request, callOptions),
-  };
+    throw errorFromStatusBody(method.name, url, answer.status, answer.json);
+  });
 }
 
 /**
@@ -131,22 +89,18 @@ function pickBinding(
   );
 }
 
-/** A `google.rpc.Status` error body back to the ReminderError the server threw. */
+/** A `google.rpc.Status` error body back to the ReminderError the server threw (R40). */
 function errorFromStatusBody(
   rpcName: string,
   url: string,
   httpStatus: number,
   parsed: unknown,
 ): ReminderError {
-  const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
+  const error = isJsonObject(parsed) && isJsonObject(parsed.error) ? parsed.error : undefined;
   if (error === undefined) {
     // Not an A2A error body: a proxy page, or no such route on a server without the extension.
     return new ReminderError(
-      httpStatus === 401
-        ? 'UNAUTHENTICATED'
-        : httpStatus === 404 || httpStatus === 405 || httpStatus === 501
-          ? 'UNIMPLEMENTED'
-          : 'INTERNAL',
+      codeOfBareHttpStatus(httpStatus),
       `${rpcName}: ${url} answered HTTP ${httpStatus} without a google.rpc.Status body; does it serve the task-reminders extension?`,
     );
   }
@@ -158,20 +112,4 @@ function errorFromStatusBody(
   if (fromDetails !== undefined) return fromDetails;
   const status = typeof error.status === 'string' ? error.status : undefined;
   return new ReminderError(codeOfRestError(httpStatus, status), message);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,52 +1,23 @@
-import { restHandler } from '@a2a-js/sdk/server/express';
-import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import {
-  createSdkStack,
-  fakeReminders,
-  headerUserBuilder,
-  listen,
+  bindingServersPerTest,
+  boomOnRequest,
+  captureErrorLog,
+  cleanErrorText,
 } from '@a2a-reminders/test-support';
-import type { RequestHandler } from 'express';
-import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
-import { restFallback } from './rest-fallback.js';
-import { restReminderRouter } from './rest-router.js';
+import { describe, expect, it } from 'vitest';
+import { restArm } from './testing/app.js';
 
-let close: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await close?.();
-  close = undefined;
-});
+const servers = bindingServersPerTest(restArm);
 
-/** A middleware that fails with an error naming this file, when asked by `x-boom`. */
-const boom: RequestHandler = (req, _res, next) => {
-  next(req.header('x-boom') ? new Error(`${import.meta.filename} exploded`) : undefined);
-};
-
-/** Our router, the SDK's handler and the fallback on one prefix; `x-boom` makes a middleware throw. */
+/** Ours, the SDK's handler and the fallback on one path; `x-boom` makes a middleware throw. */
 async function start(): Promise<string> {
-  const sdk = createSdkStack();
-  const fake = fakeReminders(TASK_REMINDERS_EXTENSION_URI);
-  const common = { requestHandler: sdk.requestHandler, userBuilder: headerUserBuilder };
-  const app = express();
-  app.use(
-    '/a2a/rest',
-    boom,
-    restReminderRouter({ reminders: fake.handler, ...common }),
-    restHandler(common),
-    ...restFallback(),
-  );
-  const server = await listen(app);
-  close = server.close;
-  return `${server.url}/a2a/rest`;
+  const server = await servers.start({ service: 'fake', before: [boomOnRequest], fallback: true });
+  return server.endpoint;
 }
 
 /** The google.rpc.Status body, after checking it is JSON and carries no stack trace or file path (W13). */
 async function statusBody(response: Response): Promise<Record<string, unknown>> {
-  const text = await response.text();
-  expect(response.headers.get('content-type')).toMatch(/^application\/(a2a\+)?json/);
-  expect(text).not.toMatch(/\n\s+at |node_modules|\.[jt]s:\d+|\/work\/|<html|<pre/i);
-  expect(text).not.toContain(process.cwd());
+  const text = await cleanErrorText(response, /^application\/(a2a\+)?json/);
   return (JSON.parse(text) as { error: Record<string, unknown> }).error;
 }
 
@@ -92,6 +63,7 @@ describe('restFallback (W13)', () => {
   });
 
   it('answers a server fault with a bare INTERNAL that names no file', async () => {
+    const logged = captureErrorLog();
     const base = await start();
     const response = await fetch(`${base}/tasks/t1`, { headers: { 'x-boom': '1' } });
     expect(response.status).toBe(500);
@@ -101,5 +73,12 @@ describe('restFallback (W13)', () => {
       message: 'Internal error.',
       details: [],
     });
+    // The operator gets the fault itself in the log.
+    expect(logged).toEqual([
+      [
+        'HTTP+JSON request failed before dispatch:',
+        expect.objectContaining({ message: expect.stringMatching(/exploded$/) }),
+      ],
+    ]);
   });
 });

@@ -1,11 +1,10 @@
-import { httpFailureOf } from '@a2a-reminders/core';
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-
-/** Response media type of A2A's HTTP+JSON binding (A2A v1.0 §11.1), as the SDK sends it. */
-const A2A_CONTENT_TYPE = 'application/a2a+json';
+import type { JsonResponse, RpcCodeName } from '@a2a-reminders/core/protocol';
+import { httpFailureOf, sendJson } from '@a2a-reminders/core/protocol';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { A2A_CONTENT_TYPE } from './rest-router.js';
 
 /** google.rpc.Code names of the HTTP statuses a failure before dispatch can have. */
-const statusNames: Readonly<Record<number, string>> = {
+const statusNames: Readonly<Record<number, RpcCodeName>> = {
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
   404: 'NOT_FOUND',
@@ -38,20 +37,14 @@ export function restFallback(): [RequestHandler, ErrorRequestHandler] {
 }
 
 /** A `google.rpc.Status` body for a failure that reached no rpc; other 4xx are INVALID_ARGUMENT (W3). */
-function sendStatus(res: Response, httpStatus: number, message: string): void {
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
-  res
-    .status(httpStatus)
-    .setHeader('Content-Type', A2A_CONTENT_TYPE)
-    .json({
-      error: {
-        code: httpStatus,
-        status: statusNames[httpStatus] ?? 'INVALID_ARGUMENT',
-        message,
-        details: [],
-      },
-    });
+function sendStatus(res: JsonResponse, httpStatus: number, message: string): void {
+  if (!res.headersSent) res.setHeader('Content-Type', A2A_CONTENT_TYPE);
+  sendJson(res, httpStatus, {
+    error: {
+      code: httpStatus,
+      status: statusNames[httpStatus] ?? 'INVALID_ARGUMENT',
+      message,
+      details: [],
+    },
+  });
 }

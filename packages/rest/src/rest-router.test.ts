@@ -47,7 +47,7 @@ describe('restReminderRouter', () => {
     await call(
       'POST',
       `${server.baseUrl}/acme/tasks/task-1:injectReminder`,
-      JSON.stringify({ tenant: 'other', taskId: 'ignored', reminder: { id: 'r', body: 'b' } }),
+      JSON.stringify({ tenant: 'other', reminder: { id: 'r', body: 'b' } }),
       { 'x-user': 'alice' },
     );
     await call('GET', `${server.baseUrl}/acme/tasks/task-1/reminders`);
@@ -102,6 +102,95 @@ describe('restReminderRouter', () => {
       },
     });
     expect(server.calls).toHaveLength(0);
+  });
+});
+
+describe('path and body agree (R56)', () => {
+  const violationsOf = (json: Record<string, unknown>) =>
+    ((json.error as { details?: Array<{ fieldViolations?: unknown[] }> }).details ?? []).flatMap(
+      (d) => d.fieldViolations ?? [],
+    );
+
+  it('refuses a body taskId other than the path task id, with a violation on taskId', async () => {
+    server = await startFakeServer();
+    for (const taskId of ['other', 'task-1 ', 5]) {
+      for (const name of ['taskId', 'task_id']) {
+        const res = await call(
+          'POST',
+          `${server.baseUrl}/tasks/task-1:injectReminder`,
+          JSON.stringify({ [name]: taskId, reminder: { id: 'r', body: 'b' } }),
+        );
+        expect([name, taskId, res.status, violationsOf(res.json)]).toEqual([
+          name,
+          taskId,
+          400,
+          [{ field: 'taskId', description: 'must be the value in the URL path, or left out' }],
+        ]);
+      }
+    }
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('refuses a cancel whose body names another reminder or task, and a list query naming another task', async () => {
+    server = await startFakeServer();
+    const cancel = await call(
+      'POST',
+      `${server.baseUrl}/acme/tasks/t1/reminders/r1:cancel`,
+      JSON.stringify({ taskId: 't2', reminderId: 'r2', tenant: 'other' }),
+    );
+    expect([
+      cancel.status,
+      violationsOf(cancel.json).map((v) => (v as { field: string }).field),
+    ]).toEqual([400, ['taskId', 'reminderId']]);
+    for (const query of ['taskId=t2', 'taskId=t1&task_id=t2', 'task_id=t2&taskId=t1']) {
+      const list = await call('GET', `${server.baseUrl}/tasks/t1/reminders?${query}`);
+      expect([
+        query,
+        list.status,
+        violationsOf(list.json).map((v) => (v as { field: string }).field),
+      ]).toEqual([query, 400, ['taskId']]);
+    }
+    // Both names of a field that is not in the path: the parameter given twice.
+    const twice = await call('GET', `${server.baseUrl}/tasks/t1/reminders?pageSize=5&page_size=7`);
+    expect([
+      twice.status,
+      violationsOf(twice.json).map((v) => (v as { field: string }).field),
+    ]).toEqual([400, ['pageSize']]);
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('accepts the path value repeated, null, "" (unset), or left out; the tenant of the path wins', async () => {
+    server = await startFakeServer();
+    const inject = (body: Record<string, unknown>) =>
+      call(
+        'POST',
+        `${server?.baseUrl}/acme/tasks/task-1:injectReminder`,
+        JSON.stringify({ ...body, reminder: { id: 'r', body: 'b' } }),
+      );
+    const bodies = [
+      { taskId: 'task-1' },
+      { task_id: 'task-1' },
+      { taskId: null },
+      { taskId: '' },
+      {},
+    ];
+    for (const body of bodies) {
+      expect((await inject({ ...body, tenant: 'other' })).status).toBe(200);
+    }
+    const cancel = await call(
+      'POST',
+      `${server.baseUrl}/tasks/t1/reminders/r1:cancel`,
+      JSON.stringify({ taskId: 't1', reminderId: 'r1' }),
+    );
+    expect(cancel.status).toBe(200);
+    expect(server.calls.map((c) => [c.tenant, c.request.taskId])).toEqual([
+      ['acme', 'task-1'],
+      ['acme', 'task-1'],
+      ['acme', 'task-1'],
+      ['acme', 'task-1'],
+      ['acme', 'task-1'],
+      [undefined, 't1'],
+    ]);
   });
 });
 

@@ -3,46 +3,35 @@ import {
   RequestMalformedError,
   toRestErrorBody,
 } from '@a2a-js/sdk/errors';
-import type {
-  A2ARequestHandler,
-  ServerCallContext,
-  ServerCallContextBuilder,
-} from '@a2a-js/sdk/server';
 import type { UserBuilder } from '@a2a-js/sdk/server/express';
-import type { FieldViolation, ReminderRpcHandler } from '@a2a-reminders/core';
+import type { ReminderError } from '@a2a-reminders/core';
+import type { JsonResponse, ReminderBindingOptions } from '@a2a-reminders/core/protocol';
 import {
-  buildCallContext,
-  callReminderRpc,
+  DEFAULT_MAX_REQUEST_BYTES,
   httpFailureOf,
-  ReminderError,
-  readRequestJson,
+  isBodyTooLarge,
+  reminderErrorWire,
+  rpcCodeName,
+  runHttpReminderCall,
+  sendJson,
   statusDetailsToJson,
-  toResponseJson,
-} from '@a2a-reminders/core';
+} from '@a2a-reminders/core/protocol';
 import type { HttpBinding, ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
-import { ScalarType } from '@bufbuild/protobuf';
 import type { Request, Response, Router } from 'express';
 import express from 'express';
-import { restErrorTable } from './errors.js';
 import { matchPathTemplate } from './path-template.js';
+import { queryFields, restRequest } from './rest-request.js';
 
-/** Default limit for a reminder call's request body (issue 4). */
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** Default limit for a reminder call's request body (W12). */
+export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BYTES;
 
 /** Response media type of A2A's HTTP+JSON binding (A2A v1.0 §11.1), as the SDK sends it. */
-const A2A_CONTENT_TYPE = 'application/a2a+json';
+export const A2A_CONTENT_TYPE = 'application/a2a+json';
 const JSON_CONTENT_TYPE = 'application/json';
 
-export interface RestReminderRouterOptions {
-  /** The reminder service (core's `createReminderService`, or any ReminderRpcHandler). */
-  readonly reminders: ReminderRpcHandler;
-  /** The SDK request handler given to `restHandler`; only its agent card is read (version check). */
-  readonly requestHandler: Pick<A2ARequestHandler, 'getAgentCard'>;
-  /** The same UserBuilder given to `restHandler`. */
-  readonly userBuilder: UserBuilder;
-  /** The same context builder given to `restHandler`, if any. */
-  readonly contextBuilder?: ServerCallContextBuilder;
+/** The options of the SDK's `restHandler`, the reminder service, and the body limit. */
+export interface RestReminderRouterOptions extends ReminderBindingOptions<UserBuilder> {
   /** Largest request body accepted; default 64 KiB. */
   readonly maxBodyBytes?: number;
 }
@@ -55,7 +44,7 @@ interface Route {
 /**
  * An express router serving TaskReminderService over HTTP+JSON. Its routes
  * are the rpcs' `google.api.http` rules, read from the descriptor, including
- * the `/{tenant}/…` forms. Mount it before the SDK's `restHandler` on the
+ * the `/{tenant}/…` forms (W2). Mount it before the SDK's `restHandler` on the
  * same prefix; requests it does not route pass on untouched.
  */
 export function restReminderRouter(options: RestReminderRouterOptions): Router {
@@ -77,7 +66,7 @@ export function restReminderRouter(options: RestReminderRouterOptions): Router {
       if (pathValues === undefined) continue;
       res.setHeader('Content-Type', A2A_CONTENT_TYPE);
       if (route.binding.body === '') {
-        void handleCall(options, route, pathValues, undefined, req, res);
+        void handleCall(options, route, pathValues, queryFields(route.rpc, req.query), req, res);
         return;
       }
       if (!isJsonContentType(req.header('content-type'))) {
@@ -92,7 +81,8 @@ export function restReminderRouter(options: RestReminderRouterOptions): Router {
           sendBodyError(res, error, maxBodyBytes);
           return;
         }
-        void handleCall(options, route, pathValues, req.body, req, res);
+        const body: unknown = req.body;
+        void handleCall(options, route, pathValues, body === undefined ? {} : body, req, res);
       });
       return;
     }
@@ -103,130 +93,52 @@ export function restReminderRouter(options: RestReminderRouterOptions): Router {
 
 async function handleCall(
   options: RestReminderRouterOptions,
-  route: Route,
-  rawPathValues: Record<string, string>,
-  body: unknown,
+  { rpc }: Route,
+  pathValues: Record<string, string>,
+  fields: unknown,
   req: Request,
   res: Response,
 ): Promise<void> {
-  const { rpc, binding } = route;
-  let context: ServerCallContext | undefined;
-  try {
-    // R45: an unreadable path segment or body is not refused here; the
-    // service reports it after authentication and activation (R8).
-    const path = decodePathValues(rawPathValues);
-    const pathValues = path.values;
-    let json: unknown;
-    if (binding.body === '') json = queryFields(rpc, req.query);
-    else json = body === undefined ? {} : body;
-    // Path variables fill their fields; a path tenant wins over the body's, as in the SDK.
-    if (isJsonObject(json)) json = { ...json, ...pathValues };
-
-    // Same steps as the SDK's restHandler: user, context with the path tenant, version check.
-    const user = await options.userBuilder(req);
-    const agentCard = await options.requestHandler.getAgentCard();
-    const ctx = buildCallContext({
-      user,
-      headers: req.headers,
-      tenant: pathValues.tenant,
+  const { tenant, read } = restRequest(rpc, pathValues, fields);
+  const outcome = await runHttpReminderCall(
+    {
+      ...options,
+      rpc,
       binding: 'HTTP+JSON',
-      agentCard,
-      contextBuilder: options.contextBuilder,
-    });
-    context = ctx;
-    const read = readRequestJson(rpc.method.input, json);
-    const response = await callReminderRpc(options.reminders, rpc, read.request, ctx, [
-      ...path.violations,
-      ...read.violations,
-    ]);
-    const result = toResponseJson(rpc.method.output, response);
-    setExtensionsHeader(res, ctx);
-    res.status(200).json(result);
-  } catch (thrown) {
-    const error = ReminderError.from(thrown);
-    if (error.code === 'INTERNAL') {
-      console.error(`REST ${rpc.name} failed:`, error.cause ?? error);
-    }
-    if (context !== undefined) setExtensionsHeader(res, context);
-    const wire = restErrorTable[error.code];
-    sendStatusBody(res, wire.httpStatus, {
-      error: {
-        code: wire.httpStatus,
-        status: wire.status,
-        message: error.message,
-        details: statusDetailsToJson(error.toStatusDetails()),
-      },
-    });
-  }
+      headers: req.headers,
+      tenant,
+      user: () => options.userBuilder(req),
+      read,
+    },
+    res,
+    'REST',
+  );
+  if (outcome.ok) sendJson(res, 200, outcome.result);
+  else sendStatusBody(res, outcome.error);
 }
 
-/** Body-reading failures, answered like the SDK's restHandler answers malformed JSON. */
-function sendBodyError(res: Response, error: unknown, maxBodyBytes: number): void {
-  const type = (error as { type?: unknown }).type;
-  let status = 400;
-  let message = 'Invalid JSON payload.';
-  if (type === 'entity.too.large') {
-    status = 413;
-    message = `Request body exceeds ${maxBodyBytes} bytes.`;
-  } else if (type !== 'entity.parse.failed') {
-    // An unknown encoding or charset, an aborted body: the caller's 4xx, or a bare 500 (W13).
-    ({ status, message } = httpFailureOf(error));
-  }
-  sendStatusBody(res, status, toRestErrorBody(new RequestMalformedError(message), status));
+/** The `google.rpc.Status` body of a reminder error (R39, R40). */
+function sendStatusBody(res: Response, error: ReminderError): void {
+  const wire = reminderErrorWire[error.code];
+  sendJson(res, wire.http, {
+    error: {
+      code: wire.http,
+      status: rpcCodeName(wire.grpc),
+      message: error.message,
+      details: statusDetailsToJson(error.toStatusDetails()),
+    },
+  });
 }
 
-function sendStatusBody(res: Response, httpStatus: number, body: unknown): void {
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
-  res.status(httpStatus).json(body);
-}
-
-/** The path variables that decode, and a violation for each that does not (R8, R45). */
-function decodePathValues(raw: Record<string, string>): {
-  values: Record<string, string>;
-  violations: FieldViolation[];
-} {
-  const values: Record<string, string> = {};
-  const violations: FieldViolation[] = [];
-  for (const [field, value] of Object.entries(raw)) {
-    try {
-      values[field] = decodeURIComponent(value);
-    } catch {
-      violations.push({ field, description: 'is not a valid percent-encoded path segment' });
-    }
-  }
-  return { values, violations };
-}
-
-/**
- * Query parameters of a body-less call fill the request's top-level scalar
- * fields not bound by the path (google.api.http rules); others are ignored,
- * as the SDK ignores them. Every query value is text, so a bool field's
- * `true`/`false` become JSON booleans (R49 `liveOnly`); numbers stay decimal
- * strings, which ProtoJSON reads. A parameter given twice stays a list, which
- * the parser refuses on that field rather than silently picking one.
- */
-function queryFields(rpc: ReminderRpc, query: Request['query']): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of rpc.method.input.fields) {
-    if (field.fieldKind !== 'scalar' && field.fieldKind !== 'enum') continue;
-    const value = query[field.jsonName] ?? query[field.name];
-    if (Array.isArray(value)) out[field.jsonName] = value;
-    if (typeof value !== 'string') continue;
-    const isBool = field.fieldKind === 'scalar' && field.scalar === ScalarType.BOOL;
-    out[field.jsonName] =
-      isBool && (value === 'true' || value === 'false') ? value === 'true' : value;
-  }
-  return out;
-}
-
-/** Echoes activated extensions exactly as the SDK's restHandler does. */
-function setExtensionsHeader(res: Response, context: ServerCallContext): void {
-  if (context.activatedExtensions !== undefined && !res.headersSent) {
-    res.setHeader('A2A-Extensions', Array.from(context.activatedExtensions));
-  }
+/** Body-reading failures (W3), answered like the SDK's restHandler answers malformed JSON. */
+function sendBodyError(res: JsonResponse, error: unknown, maxBodyBytes: number): void {
+  // Malformed JSON is 400; an unknown encoding or charset, an aborted body the
+  // caller's 4xx; anything else a bare 500 (W13).
+  const failure = httpFailureOf(error);
+  const [status, message] = isBodyTooLarge(error)
+    ? [413, `Request body exceeds ${maxBodyBytes} bytes.`]
+    : [failure.status, failure.message];
+  sendJson(res, status, toRestErrorBody(new RequestMalformedError(message), status));
 }
 
 /** A missing Content-Type passes, as in the SDK's restContentTypeGuard. */
@@ -234,8 +146,4 @@ function isJsonContentType(raw: string | undefined): boolean {
   if (raw === undefined || raw === '') return true;
   const mediaType = (raw.split(';', 1)[0] ?? '').trim().toLowerCase();
   return mediaType === JSON_CONTENT_TYPE || mediaType === A2A_CONTENT_TYPE;
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

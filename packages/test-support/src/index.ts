@@ -3,6 +3,27 @@
 export { headerUserBuilder, listen } from './express-server.js';
 export type { RecordedCall } from './fake-reminders.js';
 export { fakeReminders, sampleError } from './fake-reminders.js';
+export type {
+  BindingServer,
+  BindingServerOptions,
+  HttpBindingArm,
+  HttpBindingOptions,
+} from './http-binding-arm.js';
+export { bindingServersPerTest, startBindingServer } from './http-binding-arm.js';
+export type { ReadmeUnderTest, WireErrorChecks } from './http-binding-suites.js';
+export {
+  boomOnRequest,
+  captureErrorLog,
+  cleanErrorText,
+  describeClientPages,
+  describeCoreRoundTrip,
+  describeErrorRoundTrip,
+  describeReadme,
+  describeReminderClient,
+  failureOf,
+  seedPages,
+  seedReminderPages,
+} from './http-binding-suites.js';
 export { createSdkStack, saveTask, testAgentCard } from './sdk-stack.js';
 export type { SpecErrorRow } from './spec-error-table.js';
 export { SPEC_URL, specErrorRow, specErrorTable } from './spec-error-table.js';

@@ -6,36 +6,16 @@ import {
   DefaultRequestHandler,
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
+import { agentCard } from '@a2a-reminders/core';
 
 /** An agent card declaring A2A 1.0 on the JSON-RPC and HTTP+JSON bindings. */
 export function testAgentCard(): AgentCard {
-  return {
+  return agentCard({
     name: 'test agent',
     description: 'answers tests',
     version: '1.0.0',
-    provider: undefined,
-    supportedInterfaces: [
-      {
-        url: 'http://127.0.0.1/a2a/jsonrpc',
-        protocolBinding: 'JSONRPC',
-        tenant: '',
-        protocolVersion: '1.0',
-      },
-      {
-        url: 'http://127.0.0.1/a2a/rest',
-        protocolBinding: 'HTTP+JSON',
-        tenant: '',
-        protocolVersion: '1.0',
-      },
-    ],
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    signatures: [],
-  };
+    interfaces: { jsonrpc: 'http://127.0.0.1/a2a/jsonrpc', rest: 'http://127.0.0.1/a2a/rest' },
+  });
 }
 
 /** An executor that never runs in these tests (tasks are saved straight into the store). */
@@ -44,16 +24,14 @@ const idleExecutor: AgentExecutor = {
   cancelTask: async () => {},
 };
 
-/** The SDK's stock server pieces, as an application would build them. */
-export function createSdkStack() {
+/**
+ * The SDK's stock server pieces, as an application would build them, serving
+ * `card` (the SDK checks each request's A2A-Version against its interfaces).
+ */
+export function createSdkStack(card: AgentCard = testAgentCard()) {
   const taskStore = new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
-  const requestHandler = new DefaultRequestHandler(
-    testAgentCard(),
-    taskStore,
-    idleExecutor,
-    eventBusManager,
-  );
+  const requestHandler = new DefaultRequestHandler(card, taskStore, idleExecutor, eventBusManager);
   return { taskStore, eventBusManager, requestHandler };
 }
 

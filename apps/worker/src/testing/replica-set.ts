@@ -1,33 +1,13 @@
 import type { Client, RequestOptions } from '@a2a-js/sdk/client';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-  ServiceParameters,
-  withA2AExtensions,
-} from '@a2a-js/sdk/client';
-import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import type { AgentConnection, Binding } from '@a2a-reminders/client';
+import { BINDINGS, connectToAgent, reminderRequestOptions } from '@a2a-reminders/client';
 import type { ReminderClient } from '@a2a-reminders/core';
-import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
-import type { GrpcReminderClient } from '@a2a-reminders/grpc';
-import { createGrpcReminderClient } from '@a2a-reminders/grpc';
-import { createJsonRpcReminderClient } from '@a2a-reminders/jsonrpc';
-import { createRestReminderClient } from '@a2a-reminders/rest';
-import { JSONRPC_PATH, REST_PATH } from '../agent-card.js';
 import type { SpawnedWorker } from './spawn-main.js';
 import { exitOf, spawnMain } from './spawn-main.js';
 
 /** The three A2A bindings the worker serves, reminders included. */
-export type Binding = 'jsonrpc' | 'rest' | 'grpc';
-export const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest', 'grpc'];
-
-/** The agent card's `protocolBinding` of each binding, for the SDK's client factory. */
-const PROTOCOL_BINDING: Readonly<Record<Binding, string>> = {
-  jsonrpc: 'JSONRPC',
-  rest: 'HTTP+JSON',
-  grpc: 'GRPC',
-};
+export type { Binding };
+export { BINDINGS };
 
 export interface ReplicaOptions {
   /** Pause between turns (`--turn-ms`). */
@@ -42,7 +22,7 @@ export interface Replica {
   readonly name: string;
   readonly process: SpawnedWorker;
   readonly httpBaseUrl: string;
-  /** The reminder client of each binding. */
+  /** The reminder client of each binding, on the interface the replica's card lists. */
   readonly reminders: Readonly<Record<Binding, ReminderClient>>;
   /** The stock SDK client over `binding`, built from the replica's agent card. */
   a2a(binding: Binding): Promise<Client>;
@@ -54,10 +34,7 @@ export interface Replica {
 
 /** The SDK client options every call here uses: the reminders extension activated. */
 export function a2aCallOptions(signal?: AbortSignal): RequestOptions {
-  return {
-    serviceParameters: ServiceParameters.create(withA2AExtensions(TASK_REMINDERS_EXTENSION_URI)),
-    ...(signal === undefined ? {} : { signal }),
-  };
+  return reminderRequestOptions({}, signal);
 }
 
 /**
@@ -103,21 +80,18 @@ async function startReplica(url: string, name: string, options: ReplicaOptions):
     name,
   ]);
   const httpBaseUrl = worker.ready[1] ?? '';
-  const grpcAddress = worker.ready[2] ?? '';
-  const grpc: GrpcReminderClient = createGrpcReminderClient({ baseUrl: `http://${grpcAddress}` });
-  const reminders = {
-    jsonrpc: createJsonRpcReminderClient({ baseUrl: `${httpBaseUrl}${JSONRPC_PATH}` }),
-    rest: createRestReminderClient({ baseUrl: `${httpBaseUrl}${REST_PATH}` }),
-    grpc,
-  };
-  const clients = new Map<Binding, Promise<Client>>();
   const exited = exitOf(worker.child);
   let alive = true;
   void exited.then(() => {
     alive = false;
   });
+  // Every binding's clients, from the card the replica serves, as a caller would connect.
+  const connected = await Promise.allSettled(
+    BINDINGS.map((binding) => connectToAgent(httpBaseUrl, { binding })),
+  );
+  const connections = connected.flatMap((c) => (c.status === 'fulfilled' ? [c.value] : []));
   const end = async (signal: NodeJS.Signals): Promise<void> => {
-    grpc.close();
+    for (const connection of connections) connection.close();
     if (alive) {
       worker.child.kill(signal);
       // A replica a test froze (SIGSTOP) handles SIGTERM only once resumed.
@@ -125,19 +99,26 @@ async function startReplica(url: string, name: string, options: ReplicaOptions):
     }
     await exited;
   };
+  const failed = connected.find((c) => c.status === 'rejected');
+  if (failed !== undefined) {
+    await end('SIGKILL');
+    throw failed.reason;
+  }
+  const connectionOf = (binding: Binding): AgentConnection => {
+    const found = connections.find((c) => c.binding === binding);
+    if (found === undefined) throw new Error(`replica ${name} has no ${binding} connection`);
+    return found;
+  };
   return {
     name,
     process: worker,
     httpBaseUrl,
-    reminders,
-    a2a(binding) {
-      let client = clients.get(binding);
-      if (client === undefined) {
-        client = sdkClient(httpBaseUrl, binding);
-        clients.set(binding, client);
-      }
-      return client;
+    reminders: {
+      jsonrpc: connectionOf('jsonrpc').reminders,
+      rest: connectionOf('rest').reminders,
+      grpc: connectionOf('grpc').reminders,
     },
+    a2a: async (binding) => connectionOf(binding).client,
     kill: () => end('SIGKILL'),
     async stop() {
       const timer = setTimeout(() => worker.child.kill('SIGKILL'), 15_000);
@@ -148,19 +129,4 @@ async function startReplica(url: string, name: string, options: ReplicaOptions):
       }
     },
   };
-}
-
-/** The SDK's own client for `binding`, picked from the card the replica serves. */
-async function sdkClient(httpBaseUrl: string, binding: Binding): Promise<Client> {
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [
-        new JsonRpcTransportFactory(),
-        new RestTransportFactory(),
-        new GrpcTransportFactory(),
-      ],
-      preferredTransports: [PROTOCOL_BINDING[binding]],
-    }),
-  );
-  return factory.createFromUrl(httpBaseUrl);
 }

@@ -1,7 +1,7 @@
-import type { SendMessageRequest, StreamResponse, TaskState } from '@a2a-js/sdk';
-import { Role } from '@a2a-js/sdk';
+import type { StreamResponse, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { reminderEventsOf, textMessage } from '@a2a-reminders/core';
+import { delegationRequest } from '@a2a-reminders/client';
+import { reminderEventsOf } from '@a2a-reminders/core';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { a2aCallOptions } from './replica-set.js';
 
@@ -24,9 +24,12 @@ export interface TaskStream {
 /**
  * Delegates a coding task with `SendStreamingMessage` and keeps reading its
  * stream in the background. Resolves once the first item named the task.
+ * Callers keep `text` (and reminder bodies) clear of the words the scripted
+ * model wraps up on (budget, cost, spent), so the task runs until it is
+ * cancelled or its replica dies.
  */
 export async function delegateStreaming(client: Client, text: string): Promise<TaskStream> {
-  const stream = client.sendMessageStream(delegation(text), a2aCallOptions());
+  const stream = client.sendMessageStream(delegationRequest(text), a2aCallOptions());
   const items: StreamResponse[] = [];
   const events: TaskReminderEvent[] = [];
   const waiters: Array<{ predicate: (item: StreamResponse) => boolean; resolve: () => void }> = [];
@@ -94,22 +97,4 @@ function stateOf(item: StreamResponse): TaskState | undefined {
   if (payload?.$case === 'task') return payload.value.status?.state;
   if (payload?.$case === 'statusUpdate') return payload.value.status?.state;
   return undefined;
-}
-
-/**
- * A delegation message. Callers keep `text` (and reminder bodies) clear of
- * the words the scripted model wraps up on (budget, cost, spent), so the
- * task runs until it is cancelled or its replica dies.
- */
-function delegation(text: string): SendMessageRequest {
-  return {
-    tenant: '',
-    message: textMessage(Role.ROLE_USER, { taskId: '', contextId: '' }, text),
-    configuration: {
-      acceptedOutputModes: ['text/plain'],
-      taskPushNotificationConfig: undefined,
-      returnImmediately: false,
-    },
-    metadata: undefined,
-  };
 }

@@ -2,7 +2,8 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { A2A_VERSION_HEADER, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { ReminderCallOptions, ReminderClient, ReminderService } from '@a2a-reminders/core';
-import { buildCallContext, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { buildCallContext } from '@a2a-reminders/core/protocol';
 import {
   CancelTaskReminderRequestSchema,
   InjectTaskReminderRequestSchema,

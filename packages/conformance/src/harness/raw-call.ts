@@ -1,6 +1,7 @@
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import type { FieldViolation } from '@a2a-reminders/core';
-import { buildCallContext, ReminderError, readRequestJson } from '@a2a-reminders/core';
+import { ReminderError } from '@a2a-reminders/core';
+import { buildCallContext, readRequestJson } from '@a2a-reminders/core/protocol';
 import type { HttpBinding, ReminderRpcName } from '@a2a-reminders/proto';
 import { findReminderRpc, reminderTypeRegistry } from '@a2a-reminders/proto';
 import type { DescMessage, JsonObject, JsonValue, MessageShape } from '@bufbuild/protobuf';

@@ -3,17 +3,17 @@ import type { AddressInfo } from 'node:net';
 import type { AgentCard } from '@a2a-js/sdk';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-} from '@a2a-js/sdk/client';
-import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import type { AgentExecutor, TaskStore } from '@a2a-js/sdk/server';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import type { AgentConnection, Binding, ProtocolBinding } from '@a2a-reminders/client';
+import {
+  agentCard,
+  agentInterfaces,
+  bindingOfProtocol,
+  connectToAgent,
+} from '@a2a-reminders/client';
 import type {
   ReminderChangeSignal,
   ReminderLimits,
@@ -35,7 +35,7 @@ import { ControllableExecutor } from './test-executor.js';
 import { expressUserBuilder, grpcUserBuilder } from './users.js';
 import { WatchedTaskStore } from './watched-task-store.js';
 
-export type SdkBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+export type SdkBinding = ProtocolBinding;
 
 export interface StackOptions {
   /** Overrides of the service's limits (R9, R17, R35). */
@@ -98,31 +98,22 @@ export interface Stack {
   readonly seen: SeenRequest[];
   /** The replica's own stores and signal, when the stack is one (StackOptions.replica). */
   readonly replica: StackReplica | undefined;
-  /** A stock SDK client made by ClientFactory from the served agent card, on `binding`. */
+  /**
+   * A stock SDK client (ClientFactory) on `binding`, connected as any client
+   * would (@a2a-reminders/client): from the card at the served well-known path.
+   */
   sdkClient(binding: SdkBinding): Promise<Client>;
   close(): Promise<void>;
 }
 
 function baseCard(): AgentCard {
-  return {
+  return agentCard({
     name: 'conformance agent',
     description: 'a controllable agent for the task-reminders conformance suite',
     version: '0.1.0',
-    provider: undefined,
-    // URLs are filled in once the servers listen; the SDK keeps this object by reference.
-    supportedInterfaces: [
-      { url: '', protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
-      { url: '', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
-      { url: '', protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' },
-    ],
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    signatures: [],
-  };
+    // Listed once the servers listen; the SDK reads this object by reference at each request.
+    interfaces: {},
+  });
 }
 
 /**
@@ -238,25 +229,22 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
     throw error;
   }
   const grpcTarget = `127.0.0.1:${grpcPort}`;
-  const urls: Record<SdkBinding, string> = {
-    JSONRPC: `${httpUrl}/a2a/jsonrpc`,
-    'HTTP+JSON': `${httpUrl}/a2a/rest`,
-    GRPC: grpcTarget,
-  };
-  for (const entry of card.supportedInterfaces) {
-    entry.url = urls[entry.protocolBinding as SdkBinding];
-  }
+  const urls = {
+    jsonrpc: `${httpUrl}/a2a/jsonrpc`,
+    rest: `${httpUrl}/a2a/rest`,
+    grpc: grpcTarget,
+  } as const;
+  card.supportedInterfaces = agentInterfaces(urls);
 
-  const clients = new Map<SdkBinding, Promise<Client>>();
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [
-        new JsonRpcTransportFactory(),
-        new RestTransportFactory(),
-        new GrpcTransportFactory(),
-      ],
-    }),
-  );
+  const connections = new Map<Binding, Promise<AgentConnection>>();
+  const connect = (binding: Binding): Promise<AgentConnection> => {
+    let connection = connections.get(binding);
+    if (connection === undefined) {
+      connection = connectToAgent(httpUrl, { binding });
+      connections.set(binding, connection);
+    }
+    return connection;
+  };
 
   return {
     card,
@@ -265,32 +253,17 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
     eventBusManager,
     executor,
     httpUrl,
-    jsonRpcUrl: urls.JSONRPC,
-    restUrl: urls['HTTP+JSON'],
+    jsonRpcUrl: urls.jsonrpc,
+    restUrl: urls.rest,
     grpcTarget,
     grpcBaseUrl: `http://${grpcTarget}`,
     seen,
     replica,
-    sdkClient(binding) {
-      let client = clients.get(binding);
-      if (client === undefined) {
-        // The card is fetched from the served well-known path, as any stock client would.
-        const preferred = new ClientFactory(
-          ClientFactoryOptions.createFrom(factory.options, { preferredTransports: [binding] }),
-        );
-        client = preferred.createFromUrl(httpUrl);
-        clients.set(binding, client);
-      }
-      return client;
-    },
+    sdkClient: async (binding) => (await connect(bindingOfProtocol(binding))).client,
     async close() {
       executor.releaseAll();
-      for (const pending of clients.values()) {
-        const client = await pending.catch(() => undefined);
-        // The SDK's gRPC transport keeps its channel in `grpcClient` and has no close().
-        const channel = (client?.transport as { grpcClient?: { close(): void } } | undefined)
-          ?.grpcClient;
-        channel?.close();
+      for (const pending of connections.values()) {
+        (await pending.catch(() => undefined))?.close();
       }
       grpcServer.forceShutdown();
       await closeHttp(http);

@@ -2,6 +2,7 @@ import type { Message, Task, TaskState, TaskStatus } from '@a2a-js/sdk';
 import { Role, TaskState as State } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
+import { textMessage, textPart } from '@a2a-reminders/core';
 import type { Deferred } from './wait.js';
 import { deferred } from './wait.js';
 
@@ -159,23 +160,5 @@ export function statusText(state: TaskState): string {
 }
 
 function agentMessage(taskId: string, contextId: string, state: TaskState): Message {
-  return {
-    messageId: crypto.randomUUID(),
-    contextId,
-    taskId,
-    role: Role.ROLE_AGENT,
-    parts: [textPart(statusText(state))],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
-function textPart(text: string) {
-  return {
-    content: { $case: 'text' as const, value: text },
-    mediaType: 'text/plain',
-    filename: '',
-    metadata: undefined,
-  };
+  return textMessage(Role.ROLE_AGENT, { taskId, contextId }, statusText(state));
 }

@@ -1,8 +1,6 @@
 import type { Client } from '@a2a-js/sdk/client';
+import { createReminderClient, findAgentInterface } from '@a2a-reminders/client';
 import type { ReminderClient, ReminderService } from '@a2a-reminders/core';
-import { createGrpcReminderClient } from '@a2a-reminders/grpc';
-import { createJsonRpcReminderClient } from '@a2a-reminders/jsonrpc';
-import { createRestReminderClient } from '@a2a-reminders/rest';
 import type { Arm } from './arms.js';
 import { SDK_BINDING_OF } from './arms.js';
 import { createDirectReminderClient } from './direct-client.js';
@@ -38,12 +36,11 @@ function reminderClient(
         agentCard: stack.card,
         headers,
       });
-    case 'jsonrpc':
-      return createJsonRpcReminderClient({ baseUrl: stack.jsonRpcUrl, headers });
-    case 'rest':
-      return createRestReminderClient({ baseUrl: stack.restUrl, headers });
-    case 'grpc': {
-      const client = createGrpcReminderClient({ baseUrl: stack.grpcBaseUrl, headers });
+    default: {
+      // The arm's interface as the served card lists it, as a client would read it.
+      const url = findAgentInterface(stack.card, arm)?.url;
+      if (url === undefined) throw new Error(`the stack's card lists no ${arm} interface`);
+      const client = createReminderClient(arm, { url, headers });
       closers.push(() => client.close());
       return client;
     }

@@ -1,6 +1,6 @@
 import type { Message, StreamResponse, Task, TaskStatus } from '@a2a-js/sdk';
 import { ListTasksRequest, Role, TaskState } from '@a2a-js/sdk';
-import { reminderBatchOf, reminderEventsOf } from '@a2a-reminders/core';
+import { isTerminalState, reminderBatchOf, reminderEventsOf } from '@a2a-reminders/core';
 import { expect } from 'vitest';
 import { kinds } from '../harness/observe.js';
 import type { StreamWatch } from '../harness/stream-watch.js';
@@ -13,6 +13,7 @@ import type { Wire } from '../harness/wire.js';
 // through the same steps without any, and shows what the subject must show.
 const withMessages = { stack: { statusMessages: true } } as const;
 
+/** Every part, non-text ones as `<kind>`, so a comparison notices a part that is not text. */
 function textOf(message: Message | undefined): string {
   return (message?.parts ?? [])
     .map((p) => (p.content?.$case === 'text' ? p.content.value : `<${p.content?.$case}>`))
@@ -32,15 +33,6 @@ function statusOf(status: TaskStatus | undefined) {
 /** The history as role and text: message ids differ between the subject and the control. */
 function historyOf(task: Task | undefined): string[] {
   return (task?.history ?? []).map((m) => `${Role[m.role]}: ${textOf(m)}`);
-}
-
-function isTerminal(state: TaskState | undefined): boolean {
-  return (
-    state === TaskState.TASK_STATE_COMPLETED ||
-    state === TaskState.TASK_STATE_FAILED ||
-    state === TaskState.TASK_STATE_CANCELED ||
-    state === TaskState.TASK_STATE_REJECTED
-  );
 }
 
 /**
@@ -157,10 +149,12 @@ function readAsConsumer(watch: StreamWatch): string[] {
     const events = kinds(reminderEventsOf(item));
     const repeat =
       events.length > 0 &&
-      !isTerminal(status?.state) &&
+      !isTerminalState(status?.state) &&
       JSON.stringify(statusOf(status)) === JSON.stringify(statusOf(last));
     // Every batch rides on a repeat of the last status, or on the terminal update.
-    expect(repeat || events.length === 0 || isTerminal(status?.state), events.join(',')).toBe(true);
+    expect(repeat || events.length === 0 || isTerminalState(status?.state), events.join(',')).toBe(
+      true,
+    );
     // A repeat shows the agent's message, not none.
     if (repeat) expect(textOf(status?.message)).not.toBe('');
     const batch = events.length > 0 ? ` ${events.join(',')}` : '';

@@ -1,8 +1,16 @@
-import type { AgentCard, Message, Task, TaskState, TaskStatus } from '@a2a-js/sdk';
+import type {
+  AgentCard,
+  Message,
+  SendMessageRequest,
+  Task,
+  TaskState,
+  TaskStatus,
+} from '@a2a-js/sdk';
 import { Role } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent, DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { vi } from 'vitest';
+import { textMessage } from '../text-message.js';
 import type { Harness } from './harness.js';
 import { caller } from './harness.js';
 
@@ -82,23 +90,7 @@ export function agentStatus(rc: RequestContext, state: TaskState, text: string):
 }
 
 export function agentMessage(rc: RequestContext, text: string): Message {
-  return {
-    messageId: crypto.randomUUID(),
-    contextId: rc.contextId,
-    taskId: rc.taskId,
-    role: Role.ROLE_AGENT,
-    parts: [
-      {
-        content: { $case: 'text', value: text },
-        mediaType: 'text/plain',
-        filename: '',
-        metadata: {},
-      },
-    ],
-    metadata: {},
-    extensions: [],
-    referenceTaskIds: [],
-  };
+  return textMessage(Role.ROLE_AGENT, rc, text);
 }
 
 export function publishStatus(bus: ExecutionEventBus, rc: RequestContext, status: TaskStatus) {
@@ -143,22 +135,16 @@ export function cardOf(h: Harness): AgentCard {
   } as unknown as AgentCard;
 }
 
-function sendRequest(text: string, taskId: string) {
+/** A SendMessage request with one user text, returning at once; `taskId` '' opens a new task. */
+export function sendRequest(text: string, taskId = ''): SendMessageRequest {
   return {
     tenant: '',
-    message: {
-      messageId: `m-${crypto.randomUUID()}`,
-      contextId: '',
-      taskId,
-      role: Role.ROLE_USER,
-      parts: [
-        { content: { $case: 'text', value: text }, mediaType: '', filename: '', metadata: {} },
-      ],
-      metadata: {},
-      extensions: [],
-      referenceTaskIds: [],
+    message: textMessage(Role.ROLE_USER, { taskId, contextId: '' }, text),
+    configuration: {
+      acceptedOutputModes: [],
+      taskPushNotificationConfig: undefined,
+      returnImmediately: true,
     },
-    configuration: { returnImmediately: true },
-    metadata: {},
-  } as unknown as Parameters<DefaultRequestHandler['sendMessage']>[0];
+    metadata: undefined,
+  };
 }

@@ -11,6 +11,7 @@ import {
 import type { UserBuilder } from '@a2a-js/sdk/server/grpc';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { ReminderRpcHandler } from '@a2a-reminders/core';
+import { agentCard } from '@a2a-reminders/core';
 import * as grpc from '@grpc/grpc-js';
 import { grpcReminderService, TaskReminderServiceDefinition } from '../index.js';
 
@@ -55,22 +56,13 @@ const idleExecutor: AgentExecutor = {
 };
 
 export function testAgentCard(extensions: AgentExtension[] = []): AgentCard {
-  return {
+  return agentCard({
     name: 'reminders test agent',
     description: 'serves A2A and TaskReminderService on one grpc.Server',
-    supportedInterfaces: [
-      { url: '127.0.0.1:0', protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' },
-    ],
-    provider: undefined,
     version: '0.0.0',
+    interfaces: { grpc: '127.0.0.1:0' },
     capabilities: { streaming: true, pushNotifications: false, extensions },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    signatures: [],
-  };
+  });
 }
 
 /**

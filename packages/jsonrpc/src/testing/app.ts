@@ -1,41 +1,54 @@
 import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
-import {
-  createSdkStack,
-  fakeReminders,
-  headerUserBuilder,
-  listen,
-} from '@a2a-reminders/test-support';
+import type { HttpBindingArm } from '@a2a-reminders/test-support';
+import { startBindingServer } from '@a2a-reminders/test-support';
 import express from 'express';
+import { createJsonRpcReminderClient } from '../json-rpc-client.js';
+import { jsonRpcFallback } from '../json-rpc-fallback.js';
 import type { JsonRpcReminderHandlerOptions } from '../json-rpc-handler.js';
 import { jsonRpcReminderHandler } from '../json-rpc-handler.js';
 
+type JsonRpcLimits = Pick<JsonRpcReminderHandlerOptions, 'maxBodyBytes'>;
+
+/** The JSON-RPC binding for test-support's shared HTTP binding tests. */
+export const jsonRpcArm: HttpBindingArm<JsonRpcLimits> = {
+  name: 'JSON-RPC',
+  path: '/a2a/jsonrpc',
+  handlers: (options) => [jsonRpcReminderHandler(options), jsonRpcHandler(options)],
+  fallback: jsonRpcFallback,
+  createClient: createJsonRpcReminderClient,
+};
+
 /** Our middleware in front of the SDK's jsonRpcHandler at /a2a/jsonrpc, with a fake service. */
-export async function startFakeServer(
-  overrides: Partial<JsonRpcReminderHandlerOptions> = {},
+export function startFakeServer(
+  overrides: JsonRpcLimits = {},
   options: { jsonFirst?: boolean; jsonFirstLimit?: string } = {},
 ) {
-  const sdk = createSdkStack();
-  const fake = fakeReminders(TASK_REMINDERS_EXTENSION_URI);
-  const app = express();
-  const common = { requestHandler: sdk.requestHandler, userBuilder: headerUserBuilder };
-  const ours = jsonRpcReminderHandler({ reminders: fake.handler, ...common, ...overrides });
-  if (options.jsonFirst === true) {
-    const limit = options.jsonFirstLimit ?? '100kb';
-    app.use('/a2a/jsonrpc', express.json({ limit }), ours, jsonRpcHandler(common));
-  } else {
-    app.use('/a2a/jsonrpc', ours, jsonRpcHandler(common));
-  }
-  const server = await listen(app);
-  return { ...sdk, ...fake, ...server, endpoint: `${server.url}/a2a/jsonrpc` };
+  const before =
+    options.jsonFirst === true ? [express.json({ limit: options.jsonFirstLimit ?? '100kb' })] : [];
+  return startBindingServer(jsonRpcArm, { service: 'fake', overrides, before });
 }
 
-/** Raw JSON-RPC POST with the headers a 1.0 client with the extension sends. */
+/** A JSON-RPC request object of `method` with `params`, as text. */
+export const rpcBody = (method: string, params: unknown, id: unknown = 1): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
+
+/** Raw JSON-RPC POST with the headers a 1.0 client with the extension sends; its answer as JSON. */
 export async function post(
   endpoint: string,
   body: string,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+  const { status, headers: answered, text } = await postText(endpoint, body, headers);
+  return { status, headers: answered, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** The same POST, its answer as text (a notification's has none, W11). */
+export async function postText(
+  endpoint: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string }> {
   const response = await fetch(endpoint, {
     method: 'POST',
     headers: {
@@ -46,10 +59,5 @@ export async function post(
     },
     body,
   });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    json: JSON.parse(text) as Record<string, unknown>,
-  };
+  return { status: response.status, headers: response.headers, text: await response.text() };
 }

@@ -1,28 +1,27 @@
 import { restHandler } from '@a2a-js/sdk/server/express';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
-import {
-  createSdkStack,
-  fakeReminders,
-  headerUserBuilder,
-  listen,
-} from '@a2a-reminders/test-support';
-import express from 'express';
+import type { HttpBindingArm } from '@a2a-reminders/test-support';
+import { startBindingServer } from '@a2a-reminders/test-support';
+import { createRestReminderClient } from '../rest-client.js';
+import { restFallback } from '../rest-fallback.js';
 import type { RestReminderRouterOptions } from '../rest-router.js';
 import { restReminderRouter } from '../rest-router.js';
 
+type RestLimits = Pick<RestReminderRouterOptions, 'maxBodyBytes'>;
+
+/** The REST binding for test-support's shared HTTP binding tests. */
+export const restArm: HttpBindingArm<RestLimits> = {
+  name: 'REST',
+  path: '/a2a/rest',
+  handlers: (options) => [restReminderRouter(options), restHandler(options)],
+  fallback: restFallback,
+  createClient: createRestReminderClient,
+};
+
 /** Our router in front of the SDK's restHandler at /a2a/rest, with a fake service. */
-export async function startFakeServer(overrides: Partial<RestReminderRouterOptions> = {}) {
-  const sdk = createSdkStack();
-  const fake = fakeReminders(TASK_REMINDERS_EXTENSION_URI);
-  const app = express();
-  const common = { requestHandler: sdk.requestHandler, userBuilder: headerUserBuilder };
-  app.use(
-    '/a2a/rest',
-    restReminderRouter({ reminders: fake.handler, ...common, ...overrides }),
-    restHandler(common),
-  );
-  const server = await listen(app);
-  return { ...sdk, ...fake, ...server, baseUrl: `${server.url}/a2a/rest` };
+export async function startFakeServer(overrides: RestLimits = {}) {
+  const server = await startBindingServer(restArm, { service: 'fake', overrides });
+  return { ...server, baseUrl: server.endpoint };
 }
 
 /** Raw HTTP call with the headers a 1.0 client with the extension sends. */

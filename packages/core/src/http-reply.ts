@@ -1,0 +1,83 @@
+import { HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
+import type { JsonValue } from '@bufbuild/protobuf';
+import { ReminderError } from './errors.js';
+import { toResponseJson } from './protojson.js';
+import type { ReminderCall } from './reminder-call.js';
+import { runReminderCall } from './reminder-call.js';
+
+/**
+ * What the HTTP bindings write to: the part of express's `Response` they use,
+ * named structurally so that core needs no web framework. Any response with
+ * express's `status()`/`json()` chain fits.
+ */
+export interface JsonResponse {
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  status(code: number): JsonResponse;
+  json(body: unknown): unknown;
+  end(): unknown;
+  setHeader(name: string, value: string | readonly string[]): unknown;
+}
+
+/**
+ * Sends `body` as JSON with `status`. A response whose headers are already
+ * out (a failure after the reply started) can only be ended, never given a
+ * second status.
+ */
+export function sendJson(res: JsonResponse, status: number, body: unknown): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  res.status(status).json(body);
+}
+
+/** Sends `status` with an empty body (a JSON-RPC notification's answer, W11). */
+export function sendEmpty(res: JsonResponse, status: number): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  res.status(status).end();
+}
+
+/** Echoes the extensions a call activated in `A2A-Extensions`, as the SDK's HTTP handlers do. */
+export function echoExtensions(res: JsonResponse, activated: readonly string[] | undefined): void {
+  if (activated !== undefined && !res.headersSent) {
+    res.setHeader(HTTP_EXTENSION_HEADER, Array.from(activated));
+  }
+}
+
+/** A reminder call over HTTP, ended: the ProtoJSON result, or the error to send in the binding's shape. */
+export type HttpCallOutcome =
+  | { readonly ok: true; readonly result: JsonValue }
+  | { readonly ok: false; readonly error: ReminderError };
+
+/**
+ * Runs a reminder call for an HTTP binding and echoes the activated
+ * extensions on `res`; the binding only wraps the outcome in its envelope.
+ * A server fault is logged here with its cause (`label` names the binding),
+ * while the caller gets INTERNAL's fixed message (W13).
+ */
+export async function runHttpReminderCall(
+  call: ReminderCall,
+  res: JsonResponse,
+  label: string,
+): Promise<HttpCallOutcome> {
+  const outcome = await runReminderCall(call);
+  let ended: HttpCallOutcome;
+  if (outcome.ok) {
+    try {
+      ended = { ok: true, result: toResponseJson(call.rpc.method.output, outcome.response) };
+    } catch (thrown) {
+      ended = { ok: false, error: ReminderError.from(thrown) };
+    }
+  } else {
+    ended = outcome;
+  }
+  if (!ended.ok && ended.error.code === 'INTERNAL') {
+    console.error(`${label} ${call.rpc.name} failed:`, ended.error.cause ?? ended.error);
+  }
+  echoExtensions(res, outcome.activatedExtensions);
+  return ended;
+}

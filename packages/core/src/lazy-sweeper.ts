@@ -1,0 +1,24 @@
+import type { ReminderSteps } from './reminder-steps.js';
+
+/**
+ * R35: purges ended tasks past retention lazily, from the rpcs, at most once
+ * per min(retention, 1 min); no timers, so an idle service does no work.
+ */
+export class LazySweeper {
+  private lastSweepMs = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly steps: ReminderSteps) {}
+
+  /**
+   * Purging is housekeeping: a failed sweep (say, a busy database) is logged
+   * and retried later, never answered to the caller who happened to trigger it.
+   */
+  async maybeSweep(): Promise<void> {
+    const nowMs = this.steps.nowMs();
+    if (nowMs - this.lastSweepMs < Math.min(this.steps.limits.retentionMs, 60_000)) return;
+    this.lastSweepMs = nowMs;
+    await this.steps.store.sweep(nowMs).catch((error: unknown) => {
+      console.error('task reminders: sweeping ended tasks failed', error);
+    });
+  }
+}

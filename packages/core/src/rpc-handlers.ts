@@ -1,0 +1,200 @@
+import type { Task } from '@a2a-js/sdk';
+import type { ExecutionEventBusManager, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type {
+  CancelTaskReminderRequest,
+  CancelTaskReminderResponse,
+  InjectTaskReminderRequest,
+  InjectTaskReminderResponse,
+  ListTaskRemindersRequest,
+  ListTaskRemindersResponse,
+  TaskReminder,
+} from '@a2a-reminders/proto';
+import {
+  CancelTaskReminderResponseSchema,
+  ListTaskRemindersResponseSchema,
+} from '@a2a-reminders/proto';
+import { create } from '@bufbuild/protobuf';
+import type { FieldViolation } from './errors.js';
+import { ReminderError } from './errors.js';
+import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
+import { withoutNegativeZero } from './json-safety.js';
+import type { LazySweeper } from './lazy-sweeper.js';
+import type { Outcome } from './lifecycle.js';
+import { accept, cancel, notFoundError, replayIfKnown, terminalError } from './lifecycle.js';
+import { encodePageToken, pageQueryOf } from './list-page.js';
+import { taskFallback } from './publisher.js';
+import { recordOf } from './records.js';
+import type { Committed, ReminderSteps } from './reminder-steps.js';
+import {
+  cancelRequestViolations,
+  injectRequestViolations,
+  listRequestViolations,
+} from './request-checks.js';
+import type { ReminderRpcHandler } from './service.js';
+import type { ReminderStoreKey } from './store.js';
+import type { TaskEnd } from './task-end.js';
+import { isTerminalState, taskStateName } from './task-states.js';
+import { throwIfInvalid } from './validation.js';
+
+export interface ReminderRpcsParts {
+  readonly steps: ReminderSteps;
+  readonly taskEnd: TaskEnd;
+  readonly sweeper: LazySweeper;
+  readonly taskStore: TaskStore;
+  readonly busManager: ExecutionEventBusManager;
+  readonly requireAuthentication: boolean;
+}
+
+/** The three rpcs of TaskReminderService over the service's store and the SDK's task store. */
+export class ReminderRpcs implements ReminderRpcHandler {
+  private readonly steps: ReminderSteps;
+
+  constructor(private readonly parts: ReminderRpcsParts) {
+    this.steps = parts.steps;
+  }
+
+  async injectTaskReminder(
+    request: InjectTaskReminderRequest,
+    context: ServerCallContext,
+    readViolations: readonly FieldViolation[] = [],
+  ): Promise<InjectTaskReminderResponse> {
+    return guard(async () => {
+      const task = await this.enter(context, request.taskId, () =>
+        injectRequestViolations(request, this.steps.limits, readViolations),
+      );
+      const reminder = storable(request.reminder);
+      const taskId = request.taskId;
+      const key = this.steps.keyOf(context, taskId);
+      const state = task.status?.state;
+      const nowMs = this.steps.nowMs();
+      const outcome = await this.steps.commit(
+        key,
+        async (tx): Promise<Outcome<InjectTaskReminderResponse>> => {
+          const replay = await replayIfKnown(tx, taskId, reminder);
+          if (replay !== undefined) return { result: replay, events: [] };
+          if (tx.ended !== undefined) throw terminalError(taskId, tx.ended.taskState);
+          if (isTerminalState(state)) throw terminalError(taskId, taskStateName(state));
+          return accept(tx, {
+            taskId,
+            reminder,
+            taskState: taskStateName(state),
+            nowMs,
+            limits: this.steps.limits,
+          });
+        },
+      );
+      await this.publishToTask(context, key, task, outcome);
+      return outcome.result;
+    });
+  }
+
+  async listTaskReminders(
+    request: ListTaskRemindersRequest,
+    context: ServerCallContext,
+    readViolations: readonly FieldViolation[] = [],
+  ): Promise<ListTaskRemindersResponse> {
+    return guard(async () => {
+      await this.enter(context, request.taskId, () =>
+        listRequestViolations(request, readViolations),
+      );
+      // R49: one page, read atomically; the token names the last record's sequence number.
+      const page = await this.steps.store.page(
+        this.steps.keyOf(context, request.taskId),
+        pageQueryOf(request),
+      );
+      if (page === undefined || this.steps.expired(page.ended?.purgeAfterMs)) {
+        return create(ListTaskRemindersResponseSchema, { reminders: [] });
+      }
+      const last = page.reminders.at(-1);
+      return create(ListTaskRemindersResponseSchema, {
+        reminders: page.reminders.map((r) => recordOf(request.taskId, r)),
+        nextPageToken: page.more && last !== undefined ? encodePageToken(last.seq) : '',
+      });
+    });
+  }
+
+  async cancelTaskReminder(
+    request: CancelTaskReminderRequest,
+    context: ServerCallContext,
+    readViolations: readonly FieldViolation[] = [],
+  ): Promise<CancelTaskReminderResponse> {
+    return guard(async () => {
+      const task = await this.enter(context, request.taskId, () =>
+        cancelRequestViolations(request, readViolations),
+      );
+      const key = this.steps.keyOf(context, request.taskId);
+      const nowMs = this.steps.nowMs();
+      const outcome = await this.steps.commit(key, async (tx) => {
+        if (tx.ended !== undefined && this.steps.expired(tx.ended.purgeAfterMs)) {
+          throw notFoundError(request.taskId, request.reminderId);
+        }
+        return cancel(tx, request.taskId, request.reminderId, nowMs, this.steps.limits);
+      });
+      await this.publishToTask(context, key, task, outcome);
+      return create(CancelTaskReminderResponseSchema, { record: outcome.result });
+    });
+  }
+
+  /**
+   * R5, R3, R8, R7 in that order: authentication, activation, validation,
+   * then the task lookup with the caller's own context. A terminal task whose
+   * reminders are still live has them ended now (R29).
+   */
+  private async enter(
+    context: ServerCallContext,
+    taskId: string,
+    violations: () => FieldViolation[],
+  ): Promise<Task> {
+    if (this.parts.requireAuthentication && !context.user?.isAuthenticated) {
+      throw new ReminderError('UNAUTHENTICATED', 'authentication required');
+    }
+    if (!context.requestedExtensions?.includes(TASK_REMINDERS_EXTENSION_URI)) {
+      throw new ReminderError(
+        'EXTENSION_NOT_ACTIVATED',
+        `activate ${TASK_REMINDERS_EXTENSION_URI} in A2A-Extensions to use task reminders`,
+        { metadata: { extension: TASK_REMINDERS_EXTENSION_URI } },
+      );
+    }
+    context.addActivatedExtension(TASK_REMINDERS_EXTENSION_URI);
+    throwIfInvalid(violations());
+    const task = await this.parts.taskStore.load(taskId, context);
+    // R7: one message and metadata for unknown and foreign tasks alike.
+    if (task === undefined || task.id !== taskId) {
+      throw new ReminderError('TASK_NOT_FOUND', `Task not found: ${taskId}`, {
+        metadata: { taskId },
+      });
+    }
+    await this.parts.sweeper.maybeSweep();
+    await this.parts.taskEnd.endIfTerminal(context, task);
+    return task;
+  }
+
+  /** R30, R32: events of an rpc go to the task's bus if it has one. */
+  private async publishToTask(
+    context: ServerCallContext,
+    key: ReminderStoreKey,
+    task: Task,
+    outcome: Committed<unknown>,
+  ): Promise<void> {
+    const bus = this.parts.busManager.getByTaskId(task.id, context);
+    // Listen from now on, so later copies follow the bus's own status (R31).
+    if (bus !== undefined) this.steps.buses.stateOf(bus);
+    await this.steps.deliver(key, bus, taskFallback(task), outcome);
+  }
+}
+
+/** Every rpc throws only ReminderError (ReminderRpcHandler's contract). */
+async function guard<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw ReminderError.from(error);
+  }
+}
+
+/** R44: the validated reminder as it is stored, numbers as ProtoJSON reads them back. */
+function storable(reminder: TaskReminder | undefined): TaskReminder {
+  if (reminder === undefined) throw new ReminderError('INTERNAL', 'internal error');
+  const metadata = withoutNegativeZero(reminder.metadata);
+  return metadata === reminder.metadata ? reminder : { ...reminder, metadata };
+}

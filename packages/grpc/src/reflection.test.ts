@@ -1,0 +1,161 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import type { AgentExecutor } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  ServerCallContext,
+  UnauthenticatedUser,
+} from '@a2a-js/sdk/server';
+import { UserBuilder } from '@a2a-js/sdk/server/grpc';
+import {
+  createReminderService,
+  TASK_REMINDERS_EXTENSION_URI,
+  withTaskReminders,
+} from '@a2a-reminders/core';
+import { TaskReminderService } from '@a2a-reminders/proto';
+import { fromBinary } from '@bufbuild/protobuf';
+import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addReminderReflection,
+  grpcReminderService,
+  TaskReminderServiceDefinition,
+} from './index.js';
+import { fileDescriptorProtos } from './reflection.js';
+import { TaskState, testAgentCard } from './testing/test-server.js';
+
+// Issue 11: grpcurl-style clients call the reminder rpcs through server
+// reflection, without the proto files. The client here is `buf curl` (a Go
+// implementation, independent of grpc-js), run in an empty directory.
+
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+const BUF = require.resolve('@bufbuild/buf/bin/buf');
+/** The reflection service's own schema, as `@grpc/reflection` ships it. */
+const REFLECTION_PROTO = join(
+  dirname(require.resolve('@grpc/reflection/package.json')),
+  'build/proto/grpc/reflection/v1/reflection.proto',
+);
+const SERVICE = 'a2a.reminders.v1.TaskReminderService';
+
+/** Runs `buf curl` over gRPC in an empty directory, so no local proto file can be read. */
+async function bufCurl(args: readonly string[]): Promise<string> {
+  const { stdout } = await run(BUF, ['curl', '--protocol', 'grpc', ...args], { cwd: tmpdir() });
+  return stdout;
+}
+
+let server: grpc.Server;
+let baseUrl = '';
+
+beforeAll(async () => {
+  const taskStore = new InMemoryTaskStore();
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  const reminders = createReminderService({ taskStore, eventBusManager });
+  const executor: AgentExecutor = { execute: async () => {}, cancelTask: async () => {} };
+  const requestHandler = new DefaultRequestHandler(
+    withTaskReminders(testAgentCard(), reminders),
+    taskStore,
+    reminders.wrapExecutor(executor),
+    eventBusManager,
+  );
+  server = new grpc.Server();
+  server.addService(
+    TaskReminderServiceDefinition,
+    grpcReminderService({ reminders, requestHandler, userBuilder: UserBuilder.noAuthentication }),
+  );
+  addReminderReflection(server);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
+  });
+  baseUrl = `http://127.0.0.1:${port}`;
+  await taskStore.save(
+    {
+      id: 'task-1', // the README's
+      contextId: 'context-1',
+      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined },
+      artifacts: [],
+      history: [],
+      metadata: undefined,
+    },
+    new ServerCallContext({ user: new UnauthenticatedUser() }),
+  );
+});
+
+afterAll(() => server?.forceShutdown());
+
+describe('gRPC server reflection', () => {
+  it("lets the README's buf curl list the methods and call InjectTaskReminder, with no proto files", async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme
+      .split(/^## /m)
+      .find((s) => s.startsWith('Raw gRPC and server reflection'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section ?? '')?.[1];
+    expect(block).toContain(`-H 'a2a-extensions: ${TASK_REMINDERS_EXTENSION_URI}'`);
+    const { stdout } = await run(
+      'bash',
+      ['-c', `set -euo pipefail\n${block?.replaceAll('http://127.0.0.1:50051', baseUrl)}`],
+      // `buf` as the README runs it: the one in @bufbuild/buf, first on the PATH.
+      { cwd: tmpdir(), env: { ...process.env, PATH: `${dirname(BUF)}:${process.env.PATH}` } },
+    );
+    // The method list, one per line, then the response's JSON.
+    const json = stdout.indexOf('{');
+    expect(stdout.slice(0, json).trim().split('\n')).toEqual([
+      `${SERVICE}/CancelTaskReminder`,
+      `${SERVICE}/InjectTaskReminder`,
+      `${SERVICE}/ListTaskReminders`,
+    ]);
+    const response = JSON.parse(stdout.slice(json));
+    expect(response.record.reminder).toEqual({
+      id: 'ci-red',
+      body: 'CI is red on main.',
+      ttlTurns: 2,
+    });
+    expect(response.record.state).toBe('REMINDER_STATE_PENDING');
+    expect(response.taskState).toBe('TASK_STATE_WORKING');
+  });
+
+  it('lists the reminder service alone', async () => {
+    expect((await bufCurl(['--list-services', baseUrl])).trim().split('\n')).toEqual([SERVICE]);
+  });
+
+  it('describes the google.rpc error details that every error carries', async () => {
+    const stdout = await bufCurl([
+      '--schema',
+      REFLECTION_PROTO,
+      '-d',
+      JSON.stringify({ fileContainingSymbol: 'google.rpc.BadRequest' }),
+      `${baseUrl}/grpc.reflection.v1.ServerReflection/ServerReflectionInfo`,
+    ]);
+    const files = (JSON.parse(stdout).fileDescriptorResponse.fileDescriptorProto as string[]).map(
+      (b64) => fromBinary(FileDescriptorProtoSchema, Buffer.from(b64, 'base64')),
+    );
+    expect(files[0]?.name).toBe('google/rpc/error_details.proto');
+    expect(files[0]?.messageType.map((m) => m.name)).toContain('ErrorInfo');
+  });
+});
+
+describe('fileDescriptorProtos', () => {
+  it('gives every imported file once, before the files that import it', () => {
+    const names = fileDescriptorProtos([TaskReminderService.file, TaskReminderService.file]).map(
+      (bytes) => fromBinary(FileDescriptorProtoSchema, bytes).name,
+    );
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.at(-1)).toBe('a2a/reminders/v1/reminders.proto');
+    for (const dependency of TaskReminderService.file.proto.dependency) {
+      expect(names.indexOf(dependency), dependency).toBeGreaterThanOrEqual(0);
+      expect(names.indexOf(dependency)).toBeLessThan(names.length - 1);
+    }
+    expect(names.indexOf('google/protobuf/descriptor.proto')).toBeLessThan(
+      names.indexOf('google/api/annotations.proto'),
+    );
+  });
+});
