@@ -175,8 +175,18 @@ describe('the coordinator against a spawned worker', () => {
     const watching = watchCommand({ kind: 'watch', connection, tenant: '', taskId }, (l) =>
       watched.push(l),
     );
-    // Inject only once the watcher's stream is open, so it sees every event.
+    // Inject only once the watcher's stream is open, so it sees every event; a
+    // watch that fails first fails the test at once instead of at its timeout.
+    let watchEnded = false;
+    const markEnded = () => {
+      watchEnded = true;
+    };
+    watching.then(markEnded, markEnded);
     while (!watched.some((l) => / subscribe /.test(l))) {
+      if (watchEnded) {
+        await watching;
+        throw new Error(`watch ended before it subscribed: ${watched.join(' | ')}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
 

@@ -59,8 +59,9 @@ describe('the README wire examples', () => {
   // pause between them, as a person trying them would leave; the pauses alone
   // add up to 40 s before the last step, well past the ~22 s a task lived with
   // the old flags (12 turns of --turn-ms 2000), and past the life of a reminder
-  // at that pace (two turns), so a task or reminder that ended on its own
-  // would fail the later steps.
+  // at that pace (two turns): those flags fail the later steps. (The README's
+  // one turn a minute keeps the task alive here even without --turns 0; the
+  // worker's own tests run unlimited turns.)
   const PAUSE_SECONDS = 5;
   const steps = shBlocksOf(readmeSection('On the wire'));
   let worker: ChildProcess | undefined;
@@ -69,9 +70,11 @@ describe('the README wire examples', () => {
   beforeAll(async () => {
     const start = steps[0] ?? '';
     expect(start).toMatch(/^npm run worker /);
-    const command = start
+    // Free ports, and a store of its own: the README's default SQLite file in
+    // the checkout is the reader's (start-up would end their running tasks).
+    const command = `${start
       .replace('--port 8080', '--port 0')
-      .replace('--grpc-port 50051', '--grpc-port 0');
+      .replace('--grpc-port 50051', '--grpc-port 0')} --store memory`;
     expect(command).not.toBe(start);
     worker = spawn('bash', ['-c', command], {
       cwd: ROOT,

@@ -68,7 +68,7 @@ describe('worker command line', () => {
     [['--port', 'eighty'], '--port must be an integer'],
     [['--port', '70000'], '--port must be between 0 and 65535'],
     [['--turns', '1001'], '--turns must be between 0 and 1000'],
-    [['--turns', '0', '--turn-ms', '0'], '--turns 0 (no limit) needs --turn-ms of at least 100'],
+    [['--turns', '0', '--turn-ms', '0'], '--turns 0 (no limit) needs --turn-ms of at least 500'],
     [['--turn-ms', '-5'], '--turn-ms'],
     [['--verbose'], "Unknown option '--verbose'"],
     [['extra'], 'extra'],

@@ -27,8 +27,12 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** The shortest pause between turns of a task with no turn limit (`--turns 0`). */
-export const MIN_UNLIMITED_TURN_MS = 100;
+/**
+ * The shortest pause between turns of a task with no turn limit (`--turns 0`):
+ * each turn adds a status message to the task's history, so a task that never
+ * ends grows by at most two messages a second (the default pace).
+ */
+export const MIN_UNLIMITED_TURN_MS = 500;
 
 export const WORKER_DEFAULTS: WorkerCliOptions = {
   host: '127.0.0.1',

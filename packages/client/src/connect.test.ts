@@ -1,3 +1,4 @@
+import type { AgentCard } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
 import type { Binding } from '@a2a-reminders/core';
 import { BINDINGS, PROTOCOL_BINDING_OF, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
@@ -157,6 +158,24 @@ describe.each(BINDINGS)('connectToAgent over %s', (binding: Binding) => {
     expect((unextended as Error).message).toBe(
       `the agent card of ${plain.card.name} does not advertise ${TASK_REMINDERS_EXTENSION_URI}`,
     );
+  });
+
+  it('refuses, naming the card, a JSON card without extensions or interfaces (an A2A 0.3 card)', async () => {
+    const served = await agent();
+    const { capabilities: _capabilities, ...noCapabilities } = served.card;
+    const stock = { ...noCapabilities, capabilities: { streaming: true } } as unknown as AgentCard;
+    expect((await failureOf(connectToAgent(stock, { binding }))) as Error).toMatchObject({
+      name: 'AgentConnectionError',
+      message: `the agent card of ${served.card.name} does not advertise ${TASK_REMINDERS_EXTENSION_URI}`,
+    });
+    const { supportedInterfaces: _interfaces, ...old } = served.card;
+    const v03 = { ...old, url: 'http://127.0.0.1:1/', preferredTransport: 'JSONRPC' };
+    expect(
+      (await failureOf(connectToAgent(v03 as unknown as AgentCard, { binding }))) as Error,
+    ).toMatchObject({
+      name: 'AgentConnectionError',
+      message: `the agent card of ${served.card.name} lists no ${PROTOCOL_BINDING_OF[binding]} 1.0 interface`,
+    });
   });
 });
 

@@ -63,7 +63,7 @@ export async function connectToAgent(
       agentName,
     );
   }
-  if (!card.capabilities?.extensions.some((e) => e.uri === TASK_REMINDERS_EXTENSION_URI)) {
+  if (!card.capabilities?.extensions?.some((e) => e.uri === TASK_REMINDERS_EXTENSION_URI)) {
     throw new AgentConnectionError(
       `the agent card ${where} does not advertise ${TASK_REMINDERS_EXTENSION_URI}`,
       agentName,

@@ -19,10 +19,9 @@ export interface AgentCardFields
  * Add the extension with core's `withTaskReminders`.
  */
 export function agentCard(fields: AgentCardFields): AgentCard {
-  const { interfaces, ...rest } = fields;
+  const { interfaces, capabilities, ...rest } = fields;
   return {
     provider: undefined,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
@@ -30,6 +29,8 @@ export function agentCard(fields: AgentCardFields): AgentCard {
     skills: [],
     signatures: [],
     ...rest,
+    // Merged, so giving `extensions` keeps streaming on.
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], ...capabilities },
     supportedInterfaces: agentInterfaces(interfaces),
   };
 }

@@ -36,9 +36,11 @@ export function agentInterfaces(urls: InterfaceUrls): AgentInterface[] {
  * client of one connection always talk to the same endpoint.
  */
 export function findAgentInterface(card: AgentCard, binding: Binding): AgentInterface | undefined {
-  return card.supportedInterfaces.findLast(
+  // A card read as JSON carries no defaults: the list may be missing (an A2A
+  // 0.3 card has none). Binding names match without case, as in ClientFactory.
+  const wanted = PROTOCOL_BINDING_OF[binding].toUpperCase();
+  return (card.supportedInterfaces ?? []).findLast(
     (i) =>
-      i.protocolBinding === PROTOCOL_BINDING_OF[binding] &&
-      i.protocolVersion === A2A_PROTOCOL_VERSION,
+      i.protocolBinding?.toUpperCase() === wanted && i.protocolVersion === A2A_PROTOCOL_VERSION,
   );
 }

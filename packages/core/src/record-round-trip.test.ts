@@ -165,4 +165,23 @@ describe('every stored record round-trips through ProtoJSON and binary (R44)', (
       'process refused',
     ]);
   });
+
+  // Found by the property above: a protobuf-es runtime that writes a Struct's
+  // keys by assignment drops `__proto__`, so the record would list differently.
+  it('keeps a `__proto__` metadata key on every path and through both wire forms', async () => {
+    const metadata = JSON.parse('{"__proto__":0,"a":{"__proto__":[1]}}') as JsonObject;
+    for (const path of ['process', 'json', 'binary'] as const) {
+      const h = harness();
+      await h.saveTask('t1', TaskState.TASK_STATE_WORKING);
+      const { request, violations } = received('t1', { id: 'r1', body: 'b', metadata }, path);
+      await h.service.injectTaskReminder(request, h.ctx, violations);
+      const listed = await h.list('t1');
+      expectRoundTrips(listed);
+      const stored = listed.reminders[0]?.reminder?.metadata;
+      expect([path, JSON.stringify(stored)]).toEqual([
+        path,
+        '{"__proto__":0,"a":{"__proto__":[1]}}',
+      ]);
+    }
+  });
 });

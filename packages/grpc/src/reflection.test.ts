@@ -127,19 +127,25 @@ describe('gRPC server reflection', () => {
     expect((await bufCurl(['--list-services', baseUrl])).trim().split('\n')).toEqual([SERVICE]);
   });
 
-  it('describes the google.rpc error details that every error carries', async () => {
-    const stdout = await bufCurl([
-      '--schema',
-      REFLECTION_PROTO,
-      '-d',
-      JSON.stringify({ fileContainingSymbol: 'google.rpc.BadRequest' }),
-      `${baseUrl}/grpc.reflection.v1.ServerReflection/ServerReflectionInfo`,
-    ]);
-    const files = (JSON.parse(stdout).fileDescriptorResponse.fileDescriptorProto as string[]).map(
-      (b64) => fromBinary(FileDescriptorProtoSchema, Buffer.from(b64, 'base64')),
-    );
-    expect(files[0]?.name).toBe('google/rpc/error_details.proto');
-    expect(files[0]?.messageType.map((m) => m.name)).toContain('ErrorInfo');
+  it('describes google.rpc.Status and the error details that every error carries', async () => {
+    const fileOf = async (symbol: string) => {
+      const stdout = await bufCurl([
+        '--schema',
+        REFLECTION_PROTO,
+        '-d',
+        JSON.stringify({ fileContainingSymbol: symbol }),
+        `${baseUrl}/grpc.reflection.v1.ServerReflection/ServerReflectionInfo`,
+      ]);
+      const files = (JSON.parse(stdout).fileDescriptorResponse.fileDescriptorProto as string[]).map(
+        (b64) => fromBinary(FileDescriptorProtoSchema, Buffer.from(b64, 'base64')),
+      );
+      return files[0];
+    };
+    const details = await fileOf('google.rpc.BadRequest');
+    expect(details?.name).toBe('google/rpc/error_details.proto');
+    expect(details?.messageType.map((m) => m.name)).toContain('ErrorInfo');
+    const status = await fileOf('google.rpc.Status');
+    expect(status?.name).toBe('google/rpc/status.proto');
   });
 });
 

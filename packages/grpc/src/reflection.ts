@@ -1,4 +1,4 @@
-import { ErrorInfoSchema, TaskReminderService } from '@a2a-reminders/proto';
+import { ErrorInfoSchema, StatusSchema, TaskReminderService } from '@a2a-reminders/proto';
 import type { DescFile } from '@bufbuild/protobuf';
 import { toBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
@@ -21,8 +21,9 @@ export interface ReminderReflectionOptions {
  * `buf curl` can list and call the reminder rpcs without the proto files
  * (issue 11). The descriptors are the ones protobuf-es embeds in the
  * generated code, with every file they import (`google/api/*`,
- * `google/protobuf/*`): nothing is restated or read from disk, so reflection
- * always matches `proto/`.
+ * `google/protobuf/*`): nothing is restated or read from disk. (`@grpc/reflection`
+ * re-encodes them through protobufjs, which drops custom options such as
+ * `google.api.http`; messages, fields and rpcs are served as `proto/` has them.)
  *
  * The SDK's `lf.a2a.v1.A2AService` is not described: `@a2a-js/sdk` ships no
  * descriptors of it (its generated code has none, and its `.proto` is not in
@@ -32,9 +33,14 @@ export function addReminderReflection(
   server: Pick<Server, 'addService'>,
   options: ReminderReflectionOptions = {},
 ): void {
-  // The error details' file too, so a client can decode the ErrorInfo and
-  // BadRequest that every error carries (A2A v1.0 §5; spec R39).
-  const files = [TaskReminderService.file, ErrorInfoSchema.file, ...(options.files ?? [])];
+  // The error details' and google.rpc.Status's files too, so a client can decode
+  // the grpc-status-details-bin every error carries (A2A v1.0 §5; spec R39).
+  const files = [
+    TaskReminderService.file,
+    StatusSchema.file,
+    ErrorInfoSchema.file,
+    ...(options.files ?? []),
+  ];
   reflectionServiceOf(files).addToServer(server);
 }
 
