@@ -25,6 +25,11 @@ export interface OpenDatabaseOptions {
   readonly synchronous?: 'NORMAL' | 'FULL';
   /** Kysely's query log (e.g. to count the statements an operation issues). */
   readonly log?: LogConfig;
+  /**
+   * PostgreSQL: told when the server closes an idle pooled connection (the
+   * pool replaces it). Default: a line on `console.error`.
+   */
+  readonly onIdleConnectionError?: (error: Error) => void;
 }
 
 /** A database URL this package opens: `sqlite:<file>`, `postgres://…` or `postgresql://…`. */
@@ -92,6 +97,7 @@ async function postgresDialect(url: string, options: OpenDatabaseOptions): Promi
   // that event would kill the process. pg drops the client and the next
   // checkout opens a new one, so reporting it is all there is to do.
   pool.on('error', (error) => {
+    if (options.onIdleConnectionError !== undefined) return options.onIdleConnectionError(error);
     console.error('task reminders: an idle database connection failed; it is replaced', error);
   });
   return new PostgresDialect({ pool });

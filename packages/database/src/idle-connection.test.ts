@@ -33,3 +33,21 @@ it('survives the server closing an idle pooled connection, and keeps serving', a
     await admin.destroy();
   }
 });
+
+it('reports the failure to onIdleConnectionError instead, when given', async () => {
+  const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const seen: Error[] = [];
+  const db = await database.open({ poolSize: 1, onIdleConnectionError: (e) => seen.push(e) });
+  const admin = await database.open({ poolSize: 1 });
+  try {
+    const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
+    await sql`select pg_terminate_backend(${rows[0]?.pid})`.execute(admin);
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 30_000 });
+    expect((seen[0] as Error & { code?: string }).code).toBe('57P01');
+    expect(logged).not.toHaveBeenCalled();
+  } finally {
+    logged.mockRestore();
+    await db.destroy();
+    await admin.destroy();
+  }
+});
