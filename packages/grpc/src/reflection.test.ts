@@ -4,32 +4,18 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { AgentExecutor } from '@a2a-js/sdk/server';
-import {
-  DefaultExecutionEventBusManager,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  ServerCallContext,
-  UnauthenticatedUser,
-} from '@a2a-js/sdk/server';
-import { UserBuilder } from '@a2a-js/sdk/server/grpc';
 import {
   createReminderService,
+  reminderAgentExtension,
   TASK_REMINDERS_EXTENSION_URI,
-  withTaskReminders,
 } from '@a2a-reminders/core';
 import { TaskReminderService } from '@a2a-reminders/proto';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addReminderReflection,
-  grpcReminderService,
-  TaskReminderServiceDefinition,
-} from './index.js';
 import { fileDescriptorProtos } from './reflection.js';
-import { TaskState, testAgentCard } from './testing/test-server.js';
+import type { TestServer } from './testing/test-server.js';
+import { startTestServer, TaskState } from './testing/test-server.js';
 
 // Issue 11: grpcurl-style clients call the reminder rpcs through server
 // reflection, without the proto files. The client here is `buf curl` (a Go
@@ -51,46 +37,20 @@ async function bufCurl(args: readonly string[]): Promise<string> {
   return stdout;
 }
 
-let server: grpc.Server;
+let server: TestServer;
 let baseUrl = '';
 
 beforeAll(async () => {
-  const taskStore = new InMemoryTaskStore();
-  const eventBusManager = new DefaultExecutionEventBusManager();
-  const reminders = createReminderService({ taskStore, eventBusManager });
-  const executor: AgentExecutor = { execute: async () => {}, cancelTask: async () => {} };
-  const requestHandler = new DefaultRequestHandler(
-    withTaskReminders(testAgentCard(), reminders),
-    taskStore,
-    reminders.wrapExecutor(executor),
-    eventBusManager,
-  );
-  server = new grpc.Server();
-  server.addService(
-    TaskReminderServiceDefinition,
-    grpcReminderService({ reminders, requestHandler, userBuilder: UserBuilder.noAuthentication }),
-  );
-  addReminderReflection(server);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    );
+  server = await startTestServer({
+    reminders: (deps) => createReminderService(deps),
+    extensions: [reminderAgentExtension()],
+    reflection: true,
   });
-  baseUrl = `http://127.0.0.1:${port}`;
-  await taskStore.save(
-    {
-      id: 'task-1', // the README's
-      contextId: 'context-1',
-      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined },
-      artifacts: [],
-      history: [],
-      metadata: undefined,
-    },
-    new ServerCallContext({ user: new UnauthenticatedUser() }),
-  );
+  baseUrl = server.baseUrl;
+  await server.seedTask('task-1', TaskState.TASK_STATE_WORKING); // the README's
 });
 
-afterAll(() => server?.forceShutdown());
+afterAll(() => server?.close());
 
 describe('gRPC server reflection', () => {
   it("lets the README's buf curl list the methods and call InjectTaskReminder, with no proto files", async () => {

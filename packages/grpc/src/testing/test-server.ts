@@ -13,7 +13,11 @@ import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { ReminderRpcHandler } from '@a2a-reminders/core';
 import { agentCard } from '@a2a-reminders/core';
 import * as grpc from '@grpc/grpc-js';
-import { grpcReminderService, TaskReminderServiceDefinition } from '../index.js';
+import {
+  addReminderReflection,
+  grpcReminderService,
+  TaskReminderServiceDefinition,
+} from '../index.js';
 
 export interface ReminderDeps {
   readonly taskStore: InMemoryTaskStore;
@@ -29,6 +33,8 @@ export interface TestServerOptions {
   readonly extensions?: AgentExtension[];
   /** The service's request limit, when a test needs a small one. */
   readonly maxRequestBytes?: number;
+  /** Serves gRPC server reflection too (`addReminderReflection`). */
+  readonly reflection?: boolean;
 }
 
 export interface TestServer extends ReminderDeps {
@@ -98,6 +104,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
         : { maxRequestBytes: options.maxRequestBytes }),
     }),
   );
+  if (options.reflection === true) addReminderReflection(server);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
       error ? reject(error) : resolve(bound),
