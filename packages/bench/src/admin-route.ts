@@ -1,4 +1,8 @@
+import type { ReminderService } from '@a2a-reminders/core';
 import type { Request, Response } from 'express';
+import type { FollowUpPool } from './follow-up-pool.js';
+import { endPlainReminders } from './plain-reminder-turns.js';
+import type { WorkingExecutor } from './working-executor.js';
 
 export interface HeapStats {
   readonly heapUsed: number;
@@ -26,5 +30,39 @@ export function adminStats(req: Request, res: Response): void {
 export function adminTasks(ids: readonly string[]) {
   return (_req: Request, res: Response): void => {
     res.json({ ids });
+  };
+}
+
+/**
+ * `POST /admin/end-plain-reminders`: turn boundaries on every seeded task
+ * (plain-reminder-turns.ts), run by the orchestrator around each plain inject slice.
+ */
+export function adminEndPlainReminders(
+  ids: readonly string[],
+  executor: WorkingExecutor,
+  reminders: ReminderService,
+) {
+  return async (_req: Request, res: Response): Promise<void> => {
+    res.json(await endPlainReminders(ids, executor, reminders));
+  };
+}
+
+/**
+ * The SendMessage workaround's pool (follow-up-pool.ts): `GET /admin/followup-tasks`
+ * lists it, `POST /admin/followup-tasks` seeds a fresh one, `GET /admin/followup-history`
+ * tells how long its tasks' histories have grown.
+ */
+export function adminFollowUps(pool: FollowUpPool) {
+  return {
+    list: (_req: Request, res: Response): void => {
+      res.json({ tasks: pool.tasks });
+    },
+    renew: async (_req: Request, res: Response): Promise<void> => {
+      await pool.renew();
+      res.json({ tasks: pool.tasks.length });
+    },
+    history: async (_req: Request, res: Response): Promise<void> => {
+      res.json(await pool.history());
+    },
   };
 }

@@ -1,7 +1,13 @@
 /** The bindings the ratios are computed per (README, Goals). */
 export type Binding = 'JSON-RPC' | 'REST' | 'gRPC';
 
-export type ArmKind = 'get' | 'get-stock' | 'inject' | 'noop';
+/**
+ * `inject`: every inject displaces its task's previous reminder (shared dedupe
+ * key). `inject-plain`: no dedupe key, nothing displaced, no event published.
+ * `send-reminder`: the workaround the extension replaces, a follow-up
+ * SendMessage carrying a "System reminder:" text to the running task.
+ */
+export type ArmKind = 'get' | 'get-stock' | 'inject' | 'inject-plain' | 'send-reminder' | 'noop';
 
 export interface Arm {
   readonly name: ArmName;
@@ -16,12 +22,18 @@ export const ARM_NAMES = [
   'jsonrpc-get-stock',
   'jsonrpc-get',
   'jsonrpc-inject',
+  'jsonrpc-inject-plain',
+  'jsonrpc-send-reminder',
   'rest-get-stock',
   'rest-get',
   'rest-inject',
+  'rest-inject-plain',
+  'rest-send-reminder',
   'grpc-noop',
   'grpc-get',
   'grpc-inject',
+  'grpc-inject-plain',
+  'grpc-send-reminder',
 ] as const;
 
 export type ArmName = (typeof ARM_NAMES)[number];
@@ -32,13 +44,37 @@ export const ARMS: Readonly<Record<ArmName, Arm>> = {
     'JSON-RPC',
   ]),
   'jsonrpc-get': arm('jsonrpc-get', 'JSON-RPC GetTask', 'get', ['JSON-RPC']),
-  'jsonrpc-inject': arm('jsonrpc-inject', 'JSON-RPC InjectTaskReminder', 'inject', ['JSON-RPC']),
+  'jsonrpc-inject': arm('jsonrpc-inject', 'JSON-RPC Inject (displacing)', 'inject', ['JSON-RPC']),
+  'jsonrpc-inject-plain': arm(
+    'jsonrpc-inject-plain',
+    'JSON-RPC Inject (nothing displaced)',
+    'inject-plain',
+    ['JSON-RPC'],
+  ),
+  'jsonrpc-send-reminder': arm(
+    'jsonrpc-send-reminder',
+    'JSON-RPC SendMessage workaround',
+    'send-reminder',
+    ['JSON-RPC'],
+  ),
   'rest-get-stock': arm('rest-get-stock', 'REST GetTask (stock path)', 'get-stock', ['REST']),
   'rest-get': arm('rest-get', 'REST GetTask', 'get', ['REST']),
-  'rest-inject': arm('rest-inject', 'REST InjectTaskReminder', 'inject', ['REST']),
+  'rest-inject': arm('rest-inject', 'REST Inject (displacing)', 'inject', ['REST']),
+  'rest-inject-plain': arm('rest-inject-plain', 'REST Inject (nothing displaced)', 'inject-plain', [
+    'REST',
+  ]),
+  'rest-send-reminder': arm('rest-send-reminder', 'REST SendMessage workaround', 'send-reminder', [
+    'REST',
+  ]),
   'grpc-noop': arm('grpc-noop', 'grpc-js no-op', 'noop', ['gRPC']),
   'grpc-get': arm('grpc-get', 'gRPC GetTask', 'get', ['gRPC']),
-  'grpc-inject': arm('grpc-inject', 'gRPC InjectTaskReminder', 'inject', ['gRPC']),
+  'grpc-inject': arm('grpc-inject', 'gRPC Inject (displacing)', 'inject', ['gRPC']),
+  'grpc-inject-plain': arm('grpc-inject-plain', 'gRPC Inject (nothing displaced)', 'inject-plain', [
+    'gRPC',
+  ]),
+  'grpc-send-reminder': arm('grpc-send-reminder', 'gRPC SendMessage workaround', 'send-reminder', [
+    'gRPC',
+  ]),
 };
 
 function arm(name: ArmName, label: string, kind: ArmKind, bindings: Binding[]): Arm {
@@ -50,18 +86,25 @@ export function isArmName(value: string): value is ArmName {
 }
 
 /**
- * Blocks of adjacent arms (README, What it measures): stock GetTask right before the
- * extension-mounted one, and each Inject right after its GetTask twin. The
- * blocks rotate one position per round, so no block always runs first or
- * always on the heap the Inject arms grew.
+ * Blocks of adjacent arms (README, What it measures): per binding stock
+ * GetTask right before the extension-mounted one, then Inject (displacing),
+ * Inject (nothing displaced) and the SendMessage workaround right after their
+ * GetTask twin. The blocks rotate one position per round, so no block always
+ * runs first or always on the heap the other arms grew.
  */
 export function roundOrder(round: number): ArmName[] {
   const blocks: ArmName[][] = [
     ['express-noop'],
-    ['jsonrpc-get-stock', 'jsonrpc-get', 'jsonrpc-inject'],
-    ['rest-get-stock', 'rest-get', 'rest-inject'],
+    [
+      'jsonrpc-get-stock',
+      'jsonrpc-get',
+      'jsonrpc-inject',
+      'jsonrpc-inject-plain',
+      'jsonrpc-send-reminder',
+    ],
+    ['rest-get-stock', 'rest-get', 'rest-inject', 'rest-inject-plain', 'rest-send-reminder'],
     ['grpc-noop'],
-    ['grpc-get', 'grpc-inject'],
+    ['grpc-get', 'grpc-inject', 'grpc-inject-plain', 'grpc-send-reminder'],
   ];
   const shift = round % blocks.length;
   return [...blocks.slice(shift), ...blocks.slice(0, shift)].flat();

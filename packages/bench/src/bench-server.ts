@@ -10,18 +10,25 @@ import { READY_PREFIX } from './wire.js';
 
 const argv = process.argv.slice(2);
 const taskCount = numberFlag(argv, '--tasks', 1000);
+// The SendMessage workaround arms' own tasks, seeded afresh before each of their slices.
+const followUpTasks = numberFlag(argv, '--followup-tasks', 1000);
 // Short retention only so the memory phase sees ended tasks' records purged (R35);
 // the inject path never reads it except for the lazy sweep check.
 const retentionMs = numberFlag(argv, '--retention-ms', 2000);
 
 // The bounded-state figure's diagnostic arm raises the cap on final records (R48).
 const maxRetainedFinals = numberFlag(argv, '--max-retained-finals', Number.NaN);
-const stack = createBenchStack({
-  retentionMs,
-  ...(Number.isNaN(maxRetainedFinals)
-    ? {}
-    : { maxRetainedFinalRemindersPerTask: maxRetainedFinals }),
-});
+const stack = createBenchStack(
+  {
+    retentionMs,
+    ...(Number.isNaN(maxRetainedFinals)
+      ? {}
+      : { maxRetainedFinalRemindersPerTask: maxRetainedFinals }),
+  },
+  undefined,
+  undefined,
+  followUpTasks,
+);
 
 const grpcPort = await new Promise<number>((resolve, reject) => {
   stack.grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, port) =>

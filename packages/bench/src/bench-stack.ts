@@ -19,8 +19,9 @@ import { restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import type { Express } from 'express';
 import express from 'express';
-import { adminStats, adminTasks } from './admin-route.js';
+import { adminEndPlainReminders, adminFollowUps, adminStats, adminTasks } from './admin-route.js';
 import { benchAgentCard } from './bench-card.js';
+import { FollowUpPool } from './follow-up-pool.js';
 import { expressNoop, grpcNoopDefinition, grpcNoopImplementation } from './noop-routes.js';
 import { HTTP_PATHS } from './wire.js';
 import { workingExecutor } from './working-executor.js';
@@ -33,6 +34,8 @@ export interface BenchStack {
   readonly reminders: ReminderService;
   /** Ids of the seeded tasks, for the load process (filled by the caller). */
   readonly seededTaskIds: string[];
+  /** The SendMessage workaround arms' own tasks (empty until renewed). */
+  readonly followUpPool: FollowUpPool;
 }
 
 /**
@@ -55,6 +58,7 @@ export function createBenchStack(
   limits: Partial<ReminderLimits>,
   store?: ReminderStore,
   replica?: BenchReplicaWiring,
+  followUpPoolSize = 1000,
 ): BenchStack {
   const taskStore = replica?.taskStore ?? new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
@@ -65,14 +69,17 @@ export function createBenchStack(
     ...(store === undefined ? {} : { store }),
     ...(replica === undefined ? {} : { changeSignal: replica.changeSignal }),
   });
+  const executor = workingExecutor();
   const requestHandler = new DefaultRequestHandler(
     withTaskReminders(benchAgentCard(), reminders),
     taskStore,
-    reminders.wrapExecutor(workingExecutor()),
+    reminders.wrapExecutor(executor),
     eventBusManager,
   );
   const options = { requestHandler, userBuilder: UserBuilder.noAuthentication };
   const seededTaskIds: string[] = [];
+  const followUpPool = new FollowUpPool(requestHandler, taskStore, executor, followUpPoolSize);
+  const followUps = adminFollowUps(followUpPool);
 
   const app = express();
   app.use(
@@ -86,6 +93,13 @@ export function createBenchStack(
   app.post(HTTP_PATHS.noop, express.json(), expressNoop);
   app.get('/admin/stats', adminStats);
   app.get('/admin/tasks', adminTasks(seededTaskIds));
+  app.post(
+    '/admin/end-plain-reminders',
+    adminEndPlainReminders(seededTaskIds, executor, reminders),
+  );
+  app.get('/admin/followup-tasks', followUps.list);
+  app.post('/admin/followup-tasks', followUps.renew);
+  app.get('/admin/followup-history', followUps.history);
 
   const grpcServer = new grpc.Server();
   grpcServer.addService(A2AService, grpcService(options));
@@ -95,5 +109,5 @@ export function createBenchStack(
   );
   grpcServer.addService(grpcNoopDefinition, grpcNoopImplementation);
 
-  return { app, grpcServer, requestHandler, taskStore, reminders, seededTaskIds };
+  return { app, grpcServer, requestHandler, taskStore, reminders, seededTaskIds, followUpPool };
 }

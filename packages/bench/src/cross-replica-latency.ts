@@ -2,7 +2,7 @@ import type { AgentConnection } from '@a2a-reminders/client';
 import { connectToAgent } from '@a2a-reminders/client';
 import { reminderAgentExtension, reminderEventsOf, withTaskReminders } from '@a2a-reminders/core';
 import { benchAgentCard } from './bench-card.js';
-import { BENCH_DEDUPE_KEY, injectReminderJson } from './inject-request.js';
+import { injectReminderJson } from './inject-request.js';
 import { jsonRpc } from './json-rpc-fetch.js';
 
 /** One inject's timings, in ms: to its event on the running replica's stream. */
@@ -105,7 +105,7 @@ export async function crossReplicaLatency(opts: {
   await Promise.race([open, ended]);
 
   const inject = (port: number, id: string) =>
-    jsonRpc(port, 'InjectTaskReminder', injectReminderJson(opts.taskId, id, BENCH_DEDUPE_KEY));
+    jsonRpc(port, 'InjectTaskReminder', injectReminderJson(opts.taskId, id, 'displacing'));
   const result: LatencyResult = { cross: [], local: [] };
   try {
     let previous = `latency-${process.pid}-0`;

@@ -1,4 +1,4 @@
-import { TaskState } from '@a2a-js/sdk';
+import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
 import {
   findReminderRpc,
@@ -9,10 +9,11 @@ import {
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import type { ArmName } from './arms.js';
-import type { InjectIds } from './inject-request.js';
+import type { InjectIds, InjectStyle } from './inject-request.js';
 import { injectReminderJson } from './inject-request.js';
 import { GRPC_NOOP_PATH } from './noop-routes.js';
-import { pick } from './pick-task.js';
+import { pick, roundRobin } from './pick-task.js';
+import { sendReminderJson, type TaskRef } from './send-reminder-request.js';
 import { A2A_HEADERS } from './wire.js';
 
 export interface GrpcArmTarget {
@@ -20,9 +21,14 @@ export interface GrpcArmTarget {
   readonly client: grpc.Client;
   readonly taskIds: readonly string[];
   readonly ids: InjectIds;
+  /** The send-reminder arm's own WORKING tasks (GET /admin/followup-tasks). */
+  readonly followUps: readonly TaskRef[];
 }
 
-type GrpcArm = Extract<ArmName, 'grpc-noop' | 'grpc-get' | 'grpc-inject'>;
+type GrpcArm = Extract<
+  ArmName,
+  'grpc-noop' | 'grpc-get' | 'grpc-inject' | 'grpc-inject-plain' | 'grpc-send-reminder'
+>;
 
 const INJECT_PATH = findReminderRpc('InjectTaskReminder')?.grpcPath ?? '';
 
@@ -50,6 +56,26 @@ function unary<Req, Res>(
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 const parse = (bytes: Buffer) => JSON.parse(bytes.toString('utf8')) as { n?: unknown };
+
+/** One InjectTaskReminder over the generic client, protobuf-es codecs; verifies the reply. */
+function injectCall(t: GrpcArmTarget, style: InjectStyle, target: () => string) {
+  return async () => {
+    const request = create(
+      InjectTaskReminderRequestSchema,
+      injectReminderJson(target(), t.ids.next(), style),
+    );
+    const reply = await unary(
+      t.client,
+      INJECT_PATH,
+      (r: typeof request) => Buffer.from(toBinary(InjectTaskReminderRequestSchema, r)),
+      (b) => fromBinary(InjectTaskReminderResponseSchema, b),
+      request,
+    );
+    if (reply.record?.state !== ReminderState.PENDING || reply.taskState !== 'TASK_STATE_WORKING') {
+      throw new Error(`InjectTaskReminder: unexpected reply for ${request.reminder?.id}`);
+    }
+  };
+}
 
 /**
  * The request function of a gRPC arm through the @grpc/grpc-js client's
@@ -80,24 +106,30 @@ export function grpcArmCall(arm: GrpcArm, t: GrpcArmTarget): () => Promise<void>
       };
     }
     case 'grpc-inject':
+      return injectCall(t, 'displacing', () => pick(t.taskIds));
+    case 'grpc-inject-plain':
+      // Plain injects add to their task with every request: round robin (pick-task.ts).
+      return injectCall(t, 'plain', roundRobin(t.taskIds));
+    case 'grpc-send-reminder': {
+      const m = A2AService.sendMessage;
+      const followUp = roundRobin(t.followUps);
       return async () => {
-        const request = create(
-          InjectTaskReminderRequestSchema,
-          injectReminderJson(pick(t.taskIds), t.ids.next(), t.ids.dedupeKey),
-        );
+        const request = SendMessageRequest.fromJSON(sendReminderJson(followUp(), t.ids.next()));
         const reply = await unary(
           t.client,
-          INJECT_PATH,
-          (r: typeof request) => Buffer.from(toBinary(InjectTaskReminderRequestSchema, r)),
-          (b) => fromBinary(InjectTaskReminderResponseSchema, b),
+          m.path,
+          m.requestSerialize,
+          m.responseDeserialize,
           request,
         );
+        const payload = reply.payload;
         if (
-          reply.record?.state !== ReminderState.PENDING ||
-          reply.taskState !== 'TASK_STATE_WORKING'
+          payload?.$case !== 'task' ||
+          payload.value.status?.state !== TaskState.TASK_STATE_WORKING
         ) {
-          throw new Error(`InjectTaskReminder: unexpected reply for ${request.reminder?.id}`);
+          throw new Error(`SendMessage: unexpected reply ${payload?.$case ?? 'empty'}`);
         }
       };
+    }
   }
 }

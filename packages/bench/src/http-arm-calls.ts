@@ -1,8 +1,9 @@
 import type { Agent } from 'node:http';
 import type { ArmName } from './arms.js';
 import { httpCall } from './http-call.js';
-import { type InjectIds, injectReminderJson } from './inject-request.js';
-import { pick } from './pick-task.js';
+import { type InjectIds, type InjectStyle, injectReminderJson } from './inject-request.js';
+import { pick, roundRobin } from './pick-task.js';
+import { sendReminderJson, type TaskRef } from './send-reminder-request.js';
 import { A2A_HEADERS, HTTP_PATHS } from './wire.js';
 
 export interface HttpArmTarget {
@@ -10,6 +11,8 @@ export interface HttpArmTarget {
   readonly port: number;
   readonly taskIds: readonly string[];
   readonly ids: InjectIds;
+  /** The send-reminder arms' own WORKING tasks (GET /admin/followup-tasks). */
+  readonly followUps: readonly TaskRef[];
 }
 
 type HttpArm = Extract<
@@ -18,9 +21,13 @@ type HttpArm = Extract<
   | 'jsonrpc-get'
   | 'jsonrpc-get-stock'
   | 'jsonrpc-inject'
+  | 'jsonrpc-inject-plain'
+  | 'jsonrpc-send-reminder'
   | 'rest-get'
   | 'rest-get-stock'
   | 'rest-inject'
+  | 'rest-inject-plain'
+  | 'rest-send-reminder'
 >;
 
 const JSON_HEADERS = { ...A2A_HEADERS, 'content-type': 'application/json' };
@@ -46,11 +53,14 @@ interface Json {
   readonly record?: { readonly state?: string };
   readonly taskState?: string;
   readonly ok?: boolean;
+  readonly task?: { readonly status?: { readonly state?: string } };
 }
 
 const isWorkingTask = (t: Json) => t.status?.state === 'TASK_STATE_WORKING';
 const isPendingRecord = (r: Json) =>
   r.record?.state === 'REMINDER_STATE_PENDING' && r.taskState === 'TASK_STATE_WORKING';
+/** A SendMessageResponse whose payload is the task, still WORKING. */
+const isWorkingTaskReply = (r: Json) => r.task?.status?.state === 'TASK_STATE_WORKING';
 
 /** The request function of an HTTP arm; each call verifies its response (README, Goals.6). */
 export function httpArmCall(arm: HttpArm, t: HttpArmTarget): () => Promise<void> {
@@ -74,6 +84,22 @@ export function httpArmCall(arm: HttpArm, t: HttpArmTarget): () => Promise<void>
     });
     expectRest('GET /tasks/{id}', r.status, r.body, isWorkingTask);
   };
+  const jsonRpcInject = (style: InjectStyle, target: () => string) => async () => {
+    const params = injectReminderJson(target(), t.ids.next(), style);
+    const r = await jsonRpc(HTTP_PATHS.jsonrpc, 'InjectTaskReminder', params);
+    expectJsonRpc('InjectTaskReminder', r.status, r.body, isPendingRecord);
+  };
+  const restInject = (style: InjectStyle, target: () => string) => async () => {
+    const { taskId, ...body } = injectReminderJson(target(), t.ids.next(), style);
+    const path = `${HTTP_PATHS.rest}/tasks/${taskId}:injectReminder`;
+    const r = await httpCall(t.agent, t.port, 'POST', path, JSON_HEADERS, JSON.stringify(body));
+    expectRest(':injectReminder', r.status, r.body, isPendingRecord);
+  };
+  // Plain injects and follow-ups add to their task with every request: round robin (pick-task.ts).
+  const plainTarget = roundRobin(t.taskIds);
+  const followUp = roundRobin(t.followUps);
+  // The workaround runs on the stock paths: a deployment that uses it has no
+  // extension to mount (its executor here is still the wrapped one).
   switch (arm) {
     case 'express-noop':
       return async () => {
@@ -85,25 +111,29 @@ export function httpArmCall(arm: HttpArm, t: HttpArmTarget): () => Promise<void>
     case 'jsonrpc-get-stock':
       return getTask(HTTP_PATHS.jsonrpcStock);
     case 'jsonrpc-inject':
+      return jsonRpcInject('displacing', () => pick(t.taskIds));
+    case 'jsonrpc-inject-plain':
+      return jsonRpcInject('plain', plainTarget);
+    case 'jsonrpc-send-reminder':
       return async () => {
-        const params = injectReminderJson(pick(t.taskIds), t.ids.next(), t.ids.dedupeKey);
-        const r = await jsonRpc(HTTP_PATHS.jsonrpc, 'InjectTaskReminder', params);
-        expectJsonRpc('InjectTaskReminder', r.status, r.body, isPendingRecord);
+        const params = sendReminderJson(followUp(), t.ids.next());
+        const r = await jsonRpc(HTTP_PATHS.jsonrpcStock, 'SendMessage', params);
+        expectJsonRpc('SendMessage', r.status, r.body, isWorkingTaskReply);
       };
     case 'rest-get':
       return restGet(HTTP_PATHS.rest);
     case 'rest-get-stock':
       return restGet(HTTP_PATHS.restStock);
     case 'rest-inject':
+      return restInject('displacing', () => pick(t.taskIds));
+    case 'rest-inject-plain':
+      return restInject('plain', plainTarget);
+    case 'rest-send-reminder':
       return async () => {
-        const { taskId, ...body } = injectReminderJson(
-          pick(t.taskIds),
-          t.ids.next(),
-          t.ids.dedupeKey,
-        );
-        const path = `${HTTP_PATHS.rest}/tasks/${taskId}:injectReminder`;
-        const r = await httpCall(t.agent, t.port, 'POST', path, JSON_HEADERS, JSON.stringify(body));
-        expectRest(':injectReminder', r.status, r.body, isPendingRecord);
+        const body = JSON.stringify(sendReminderJson(followUp(), t.ids.next()));
+        const path = `${HTTP_PATHS.restStock}/message:send`;
+        const r = await httpCall(t.agent, t.port, 'POST', path, JSON_HEADERS, body);
+        expectRest('message:send', r.status, r.body, isWorkingTaskReply);
       };
   }
 }

@@ -1,10 +1,7 @@
-/** Unique reminder ids for one load process (`<arm>-<pid>-<n>`) and the dedupe key they use. */
+/** Unique reminder ids for one load process (`<arm>-<pid>-<n>`). */
 export class InjectIds {
   private n = 0;
-  constructor(
-    private readonly prefix: string,
-    readonly dedupeKey: string,
-  ) {}
+  constructor(private readonly prefix: string) {}
   next(): string {
     this.n += 1;
     return `${this.prefix}-${process.pid}-${this.n}`;
@@ -12,23 +9,30 @@ export class InjectIds {
 }
 
 /**
- * Every inject uses the same dedupe key, so each displaces its task's previous
- * reminder: one live reminder per task, the quota is never hit.
+ * Every displacing inject uses the same dedupe key, so each displaces its
+ * task's previous reminder: one live reminder per task, the quota is never hit.
  */
 export const BENCH_DEDUPE_KEY = 'bench-budget';
 
 export const BENCH_BODY = 'Budget 80% used; wrap up the current step and report.';
 
+/**
+ * `displacing`: the shared dedupe key, ttl 3 (the proposal's monitor that
+ * keeps firing). `plain`: no dedupe key, so nothing is displaced and no event
+ * is published; ttl 1, so the bench server's turn boundaries between slices
+ * (POST /admin/end-plain-reminders) surface and then expire them and the
+ * live count stays under the quota (R17, R20, R22).
+ */
+export type InjectStyle = 'displacing' | 'plain';
+
 /** The InjectTaskReminderRequest as ProtoJSON (JSON-RPC params; REST takes it minus taskId). */
-export function injectReminderJson(taskId: string, reminderId: string, dedupeKey: string) {
+export function injectReminderJson(taskId: string, reminderId: string, style: InjectStyle) {
+  const common = { id: reminderId, body: BENCH_BODY };
   return {
     taskId,
-    reminder: {
-      id: reminderId,
-      body: BENCH_BODY,
-      dedupeKey,
-      ttlTurns: 3,
-      source: 'bench',
-    },
+    reminder:
+      style === 'displacing'
+        ? { ...common, dedupeKey: BENCH_DEDUPE_KEY, ttlTurns: 3, source: 'bench' }
+        : { ...common, ttlTurns: 1, source: 'bench' },
   };
 }

@@ -10,7 +10,8 @@ import { closedLoop } from './closed-loop.js';
 import { grpcArmCall } from './grpc-arm-calls.js';
 import { httpArmCall } from './http-arm-calls.js';
 import { httpCall } from './http-call.js';
-import { BENCH_DEDUPE_KEY, InjectIds } from './inject-request.js';
+import { InjectIds } from './inject-request.js';
+import type { TaskRef } from './send-reminder-request.js';
 
 const argv = process.argv.slice(2);
 const armName = stringFlag(argv, '--arm') ?? '';
@@ -22,9 +23,16 @@ const grpcPort = numberFlag(argv, '--grpc-port', 0);
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 const seeded = await httpCall(agent, httpPort, 'GET', '/admin/tasks', {});
 const taskIds = (JSON.parse(seeded.body) as { ids: string[] }).ids;
-// --no-dedupe (diagnostic): no displacement, so no DISPLACED event per inject; live
-// reminders then grow by one per inject, so keep such runs short (quota, R17).
-const ids = new InjectIds(armName, argv.includes('--no-dedupe') ? '' : BENCH_DEDUPE_KEY);
+// The workaround's follow-ups run on tasks of their own (bench-stack.ts, follow-up pool).
+const followUps: TaskRef[] =
+  ARMS[armName].kind === 'send-reminder'
+    ? (
+        JSON.parse((await httpCall(agent, httpPort, 'GET', '/admin/followup-tasks', {})).body) as {
+          tasks: TaskRef[];
+        }
+      ).tasks
+    : [];
+const ids = new InjectIds(armName);
 
 let grpcClient: grpc.Client | undefined;
 function armCall(name: ArmName): () => Promise<void> {
@@ -32,10 +40,12 @@ function armCall(name: ArmName): () => Promise<void> {
     case 'grpc-noop':
     case 'grpc-get':
     case 'grpc-inject':
+    case 'grpc-inject-plain':
+    case 'grpc-send-reminder':
       grpcClient = new grpc.Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
-      return grpcArmCall(name, { client: grpcClient, taskIds, ids });
+      return grpcArmCall(name, { client: grpcClient, taskIds, ids, followUps });
     default:
-      return httpArmCall(name, { agent, port: httpPort, taskIds, ids });
+      return httpArmCall(name, { agent, port: httpPort, taskIds, ids, followUps });
   }
 }
 const call = armCall(armName);

@@ -17,7 +17,7 @@ import { waitForQuiet } from './cpu-gate.js';
 import { cpuShares, cpuSnapshot } from './cpu-shares.js';
 import { crossReplicaLatency } from './cross-replica-latency.js';
 import { httpArmCall } from './http-arm-calls.js';
-import { BENCH_DEDUPE_KEY, InjectIds } from './inject-request.js';
+import { InjectIds } from './inject-request.js';
 import { type ArmSlice, printReplicaReport, type ReplicaArm } from './replica-report.js';
 import { type ServerProcess, STORE_BENCH_SERVER, startServer } from './server-process.js';
 
@@ -67,9 +67,9 @@ try {
   const pids = [a.pid, b.pid];
 
   // The main bench's JSON-RPC inject call, each displacing its task's previous reminder.
-  const ids = new InjectIds('replica-bench', BENCH_DEDUPE_KEY);
+  const ids = new InjectIds('replica-bench');
   const injectOn = (port: number, taskIds: readonly string[]) =>
-    httpArmCall('jsonrpc-inject', { agent, port, taskIds, ids });
+    httpArmCall('jsonrpc-inject', { agent, port, taskIds, ids, followUps: [] });
   // One replica: A, on the tasks it runs (B stays up, idle but LISTENing).
   const one = injectOn(a.httpPort, tasksOfA);
   // Two replicas: round-robin per request, any task; half the injects reach the

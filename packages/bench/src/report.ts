@@ -42,6 +42,7 @@ export function armTable(results: Results): string {
   ];
   for (const name of ARM_NAMES) {
     const slices = results.get(name) ?? [];
+    if (slices.length === 0) continue; // not run (--arms subset)
     const col = (f: (s: (typeof slices)[number]) => number, d: number) =>
       cell(spread(slices.map(f)), d);
     rows.push([
@@ -84,6 +85,55 @@ export function ratioTable(results: Results): string {
     ]);
   }
   return table(rows);
+}
+
+const passFail = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+export function errorsLine(errors: number): string {
+  return `errors: ${errors} in all slices (goal 0: ${passFail(errors === 0)})`;
+}
+
+/**
+ * The plain inject arms' live reminders (R17): the most one task held when a
+ * warm-up or slice ended, against the quota, and what the turn boundaries
+ * after them left live. Nothing when no plain arm ran.
+ */
+export function plainReminderLines(results: Results, quota: number): string[] {
+  const slices = ARM_NAMES.filter((a) => ARMS[a].kind === 'inject-plain').flatMap(
+    (a) => results.get(a) ?? [],
+  );
+  const live = slices.flatMap((s) =>
+    s.maxLiveReminders === undefined ? [] : [s.maxLiveReminders],
+  );
+  if (live.length === 0) return [];
+  const maxLive = Math.max(...live);
+  const left = slices.reduce((n, s) => n + (s.plainLeft ?? 0), 0);
+  return [
+    `Inject (nothing displaced): most live reminders on one task when a warm-up or slice ended ${maxLive} ` +
+      `(quota maxLiveRemindersPerTask ${quota}, R17; goal below it, so no inject met the quota: ${passFail(maxLive < quota)})`,
+    `  plain reminders live after the turn boundaries that end them between slices: ${left} (goal 0: ${passFail(left === 0)})`,
+  ];
+}
+
+/**
+ * The SendMessage workaround's cost that no ratio shows: every follow-up is
+ * stored in its task's history, which only grows. Nothing when no such arm ran.
+ */
+export function followUpLines(results: Results): string[] {
+  const histories = ARM_NAMES.filter((a) => ARMS[a].kind === 'send-reminder')
+    .flatMap((a) => results.get(a) ?? [])
+    .flatMap((s) => (s.followUpHistory === undefined ? [] : [s.followUpHistory]));
+  if (histories.length === 0) return [];
+  const mean = spread(histories.map((h) => h.meanMessages));
+  const tasks = histories[0]?.tasks ?? 0;
+  return [
+    `SendMessage workaround (info): each follow-up is a message stored in the task's history for good ` +
+      `(an inject adds none), and every follow-up loads, copies and stores that history: the workaround's ` +
+      `real cost, which grows with every reminder. Each slice ran on ${tasks} fresh tasks; when it ended ` +
+      `they held ${cell(mean, 1)} messages on average (median of slices, min–max), at most ` +
+      `${Math.max(...histories.map((h) => h.maxMessages))}. The ratios above measure the workaround on such ` +
+      `short histories; a task that has run longer pays more.`,
+  ];
 }
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;

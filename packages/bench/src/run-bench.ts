@@ -1,13 +1,23 @@
 // The benchmark (README, What it measures): `npm run bench -w @a2a-reminders/bench [-- flags]`.
 // Flags: --rounds 3 --warmup-ms 2000 --slice-ms 10000 --max-reruns 2 --mem-tasks 200
-// --mem-per-task 50 --arms a,b (a subset of arm names, for debugging) --inject-without-dedupe.
-import { ARMS, type ArmName, isArmName, roundOrder } from './arms.js';
+// --mem-per-task 50 --arms a,b (a subset of arm names, for debugging).
+import { DEFAULT_DISPLACED_EVENT_DELAY_MS, defaultReminderLimits } from '@a2a-reminders/core';
+import { ARM_NAMES, ARMS, type ArmName, isArmName, roundOrder } from './arms.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
+import type { FollowUpHistory } from './follow-up-pool.js';
 import { LoadProcess } from './load-process.js';
 import { memoryPhase } from './memory-phase.js';
+import type { PlainReminderSweep } from './plain-reminder-turns.js';
 import { processCpuUs } from './proc-cpu.js';
-import { armTable, memoryLines, ratioTable } from './report.js';
+import {
+  armTable,
+  errorsLine,
+  followUpLines,
+  memoryLines,
+  plainReminderLines,
+  ratioTable,
+} from './report.js';
 import { type ServerProcess, startServer } from './server-process.js';
 import type { Results, SliceResult } from './slice.js';
 import { LOAD_CLIENTS } from './wire.js';
@@ -21,16 +31,34 @@ const memPerTask = numberFlag(argv, '--mem-per-task', 50);
 const maxReruns = numberFlag(argv, '--max-reruns', 2);
 const retentionMs = 2000;
 const QUIET_PCT = 15;
-// Diagnostic: injects without a dedupe key, to split off the cost of the DISPLACED
-// event each displacing inject publishes. Short runs only (live reminders grow).
-const loadArgs = argv.includes('--inject-without-dedupe') ? ['--no-dedupe'] : [];
 const only = stringFlag(argv, '--arms')?.split(',').filter(isArmName);
+
+/**
+ * The plain arms' reminders are ended by turn boundaries on every seeded task
+ * (plain-reminder-turns.ts), after the warm-up and after the slice: outside
+ * the measured window, before the full GC.
+ */
+const endPlainReminders = (server: ServerProcess) =>
+  server.admin<PlainReminderSweep>('POST', '/admin/end-plain-reminders');
+
+/**
+ * The sweep's displacing injects leave displacement events waiting on every
+ * task for the service's default delay (R57); they go out before the slice,
+ * so the plain arm's slice never pays for them.
+ */
+const afterSweepDelay = () =>
+  new Promise((resolve) => setTimeout(resolve, DEFAULT_DISPLACED_EVENT_DELAY_MS + 250));
 
 /** One measured slice: warm-up (discarded), full GC, then the slice, with server CPU from /proc. */
 async function measure(server: ServerProcess, arm: ArmName, round: number, attempts: number) {
-  const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort, loadArgs);
+  const kind = ARMS[arm].kind;
+  // The workaround's slice starts on a fresh pool of tasks (follow-up-pool.ts).
+  if (kind === 'send-reminder') await server.admin('POST', '/admin/followup-tasks');
+  const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort);
   try {
     if (warmupMs > 0) await load.run(warmupMs);
+    const warmupSweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;
+    if (warmupSweep !== undefined) await afterSweepDelay();
     await server.stats(true); // full GC before every measured slice (README, What it measures)
     const pids = [server.pid, load.pid];
     await waitForQuiet(pids, QUIET_PCT);
@@ -39,6 +67,11 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
     const result = await load.run(sliceMs);
     const cpuUs = (await processCpuUs(server.pid)) - cpu0;
     const mark1 = await cpuMark(pids);
+    const sweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;
+    const history =
+      kind === 'send-reminder'
+        ? await server.admin<FollowUpHistory>('GET', '/admin/followup-history')
+        : undefined;
     const slice: SliceResult = {
       ...result,
       arm,
@@ -47,11 +80,28 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       serverCpuPct: (100 * cpuUs) / ((mark1.wallMs - mark0.wallMs) * 1000),
       foreignCpuPct: foreignPct(mark0, mark1),
       attempts,
+      ...(sweep === undefined
+        ? {}
+        : {
+            maxLiveReminders: Math.max(sweep.maxLive, warmupSweep?.maxLive ?? 0),
+            plainLeft: sweep.plainLeft + (warmupSweep?.plainLeft ?? 0),
+          }),
+      ...(history === undefined ? {} : { followUpHistory: history }),
     };
     return slice;
   } finally {
     load.stop();
   }
+}
+
+/** What the server saw around the slice, for its line: live reminders, or the histories grown. */
+function sliceNote(s: SliceResult): string {
+  if (s.maxLiveReminders !== undefined) return `  live ≤ ${s.maxLiveReminders}/task`;
+  const h = s.followUpHistory;
+  if (h !== undefined) {
+    return `  history ${h.meanMessages.toFixed(1)} msgs/task (max ${h.maxMessages})`;
+  }
+  return '';
 }
 
 /**
@@ -76,11 +126,10 @@ async function main(server: ServerProcess): Promise<number> {
   console.log(
     `${rounds} rounds × (${warmupMs} ms warm-up + ${sliceMs} ms slice) per arm; Node ${process.version}\n`,
   );
-  if (loadArgs.length > 0)
-    console.log('diagnostic: injects carry no dedupe key (nothing displaced)\n');
   const seeded = await server.stats(true);
   const results: Results = new Map();
   let errors = 0;
+  const labelWidth = Math.max(...ARM_NAMES.map((a) => ARMS[a].label.length));
   for (let round = 0; round < rounds; round += 1) {
     for (const arm of roundOrder(round).filter((a) => only === undefined || only.includes(a))) {
       const s = await slice(server, arm, round);
@@ -88,23 +137,31 @@ async function main(server: ServerProcess): Promise<number> {
       errors += s.errors;
       const errorText = s.errors > 0 ? `  ERRORS ${s.errors}: ${s.errorSamples.join(' | ')}` : '';
       console.log(
-        `round ${round + 1} ${ARMS[arm].label.padEnd(30)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  ` +
+        `round ${round + 1} ${ARMS[arm].label.padEnd(labelWidth)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  ` +
           `p50 ${s.p50Ms.toFixed(2)} ms  p99 ${s.p99Ms.toFixed(1)} ms  ` +
           `server ${s.serverCpuUsPerReq.toFixed(0)} µs/req (${s.serverCpuPct.toFixed(0)} %)  ` +
-          `others ${s.foreignCpuPct.toFixed(0)} %${s.attempts > 1 ? ` (best of ${s.attempts})` : ''}${errorText}`,
+          `others ${s.foreignCpuPct.toFixed(0)} %${s.attempts > 1 ? ` (best of ${s.attempts})` : ''}` +
+          `${sliceNote(s)}${errorText}`,
       );
     }
   }
   const afterArms = await server.stats(true);
-  console.log('\nPer arm, median of rounds (min–max):');
+  console.log('\nPer arm, median of rounds (min–max); absolute figures are context (info):');
   console.log(armTable(results));
   console.log('\nRatios of README, Goals, per round and median (min–max):');
   console.log(ratioTable(results));
-  console.log(`\nerrors: ${errors} in all slices (goal 0)`);
+  console.log(`\n${errorsLine(errors)}`);
+  for (const line of [
+    ...plainReminderLines(results, defaultReminderLimits.maxLiveRemindersPerTask),
+    ...followUpLines(results),
+  ]) {
+    console.log(line);
+  }
   const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
   console.log(
-    `\nMemory: after seeding heap ${mb(seeded.heapUsed)} RSS ${mb(seeded.rss)}; after the arms heap ` +
-      `${mb(afterArms.heapUsed)} RSS ${mb(afterArms.rss)} (each task keeps its latest maxRetainedFinalRemindersPerTask displaced records, R48)`,
+    `\nMemory (info): after seeding heap ${mb(seeded.heapUsed)} RSS ${mb(seeded.rss)}; after the arms heap ` +
+      `${mb(afterArms.heapUsed)} RSS ${mb(afterArms.rss)} (each task keeps its latest maxRetainedFinalRemindersPerTask ` +
+      `final records, R48; the SendMessage workaround's pools keep every follow-up in their tasks' histories)`,
   );
   if (memTasks > 0) {
     const m = await memoryPhase(server, { tasks: memTasks, perTask: memPerTask, retentionMs });

@@ -1,13 +1,18 @@
 import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
+import type { TaskRef } from './send-reminder-request.js';
 
 /**
  * Creates `count` WORKING tasks with SendMessage(returnImmediately) as the
  * unauthenticated caller every bench request resolves to (README, What it measures).
  */
-export async function seedTasks(handler: A2ARequestHandler, count: number): Promise<string[]> {
-  const ids: string[] = [];
+export async function seedTaskRefs(
+  handler: A2ARequestHandler,
+  count: number,
+  tag = 'seed',
+): Promise<TaskRef[]> {
+  const refs: TaskRef[] = [];
   for (let i = 0; i < count; i += 1) {
     const context = new ServerCallContext({
       user: new UnauthenticatedUser(),
@@ -15,9 +20,9 @@ export async function seedTasks(handler: A2ARequestHandler, count: number): Prom
     });
     const request = SendMessageRequest.fromJSON({
       message: {
-        messageId: `seed-${i}`,
+        messageId: `${tag}-${i}`,
         role: 'ROLE_USER',
-        parts: [{ text: `seed task ${i}` }],
+        parts: [{ text: `${tag} task ${i}` }],
       },
       configuration: { returnImmediately: true },
     });
@@ -25,7 +30,12 @@ export async function seedTasks(handler: A2ARequestHandler, count: number): Prom
     if (!('status' in result) || result.status?.state !== TaskState.TASK_STATE_WORKING) {
       throw new Error(`seeding task ${i} did not return a WORKING task`);
     }
-    ids.push(result.id);
+    refs.push({ id: result.id, contextId: result.contextId });
   }
-  return ids;
+  return refs;
+}
+
+/** {@link seedTaskRefs}, the ids only. */
+export async function seedTasks(handler: A2ARequestHandler, count: number): Promise<string[]> {
+  return (await seedTaskRefs(handler, count)).map((ref) => ref.id);
 }

@@ -1,5 +1,6 @@
 import type { ArmName } from './arms.js';
 import type { LoopResult } from './closed-loop.js';
+import type { FollowUpHistory } from './follow-up-pool.js';
 
 /** One measured slice: the load process's figures plus the server's CPU over it. */
 export interface SliceResult extends LoopResult {
@@ -13,6 +14,12 @@ export interface SliceResult extends LoopResult {
   readonly foreignCpuPct: number;
   /** Measured slices of this arm and round (more than 1 when contention forced a re-run). */
   readonly attempts: number;
+  /** Plain inject arms: the most live reminders one task held when the warm-up or the slice ended. */
+  readonly maxLiveReminders?: number;
+  /** Plain inject arms: plain reminders the sweeps after warm-up and slice left live (0 expected). */
+  readonly plainLeft?: number;
+  /** SendMessage workaround arms: its tasks' stored histories when the slice ended. */
+  readonly followUpHistory?: FollowUpHistory;
 }
 
 export type Metric = 'reqPerSec' | 'p50Ms' | 'p99Ms' | 'serverCpuUsPerReq';

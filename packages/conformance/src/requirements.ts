@@ -38,7 +38,7 @@ const REPLICA_NOTE =
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R56) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R57) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -446,6 +446,12 @@ export const requirements = {
     source: spec('R51'),
     behavior:
       'events held while a task waits are bounded by maxLiveRemindersPerTask + maxRetainedFinalRemindersPerTask, the oldest dropped, and the newest delivered once the task resumes',
+  },
+  'R57-displacement-delay': {
+    rule: 'R57',
+    source: spec('R57'),
+    behavior:
+      'the displaced events of several injects wait on the task and reach every stream as one batch, when the delay passes or before anything else is published on the task (a boundary, a status change, the task end), while the responses and List name every displacement at once',
   },
   'R52-replica-delivery': {
     rule: 'R52',

@@ -32,6 +32,8 @@ export interface EndingBusHooks {
   ): Promise<AgentExecutionEvent>;
   /** The execution's first task or message event was forwarded (or the execution ended without one). */
   onFirstEvent(): void;
+  /** Runs before any event of the executor reaches the bus (R57: delayed events go first). */
+  beforeEvent(): void;
 }
 
 /**
@@ -131,6 +133,7 @@ export class EndingBus implements ForwardingBus {
   }
 
   private forward(event: AgentExecutionEvent): void {
+    this.hooks.beforeEvent();
     this.inner.publish(event);
     if (!this.started && (event.kind === 'task' || event.kind === 'message')) {
       this.started = true;

@@ -3,6 +3,7 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/s
 import { EndingBus } from './ending-bus.js';
 import { executionFallback } from './publisher.js';
 import type { ReminderSteps } from './reminder-steps.js';
+import { storeKeyString } from './store.js';
 import type { TaskEnd } from './task-end.js';
 
 /**
@@ -30,6 +31,11 @@ export class ExecutorWrapper {
         buses.knowHistory(real, requestContext.task?.history);
         const bus = this.endingBus(real, requestContext, false);
         const key = this.steps.keyOf(requestContext.context, requestContext.taskId);
+        // The caller that started the execution owns the task (R7): its rpcs
+        // find the task on the bus even before the A2A server has stored it.
+        if (this.steps.replicas === undefined) {
+          buses.stateOf(real).knownCallers.add(storeKeyString(key));
+        }
         try {
           // R52: this replica runs the task, so it delivers the task's events
           // committed anywhere, for as long as the bus lives. Without replicas
@@ -39,8 +45,12 @@ export class ExecutorWrapper {
           }
           await executor.execute(requestContext, bus);
           await bus.drain();
+          // R57: the A2A server may close the bus once execute returns.
+          buses.flushDelayed(real);
         } catch (error) {
           await bus.drain();
+          // R57: before the A2A server's failure event (held until the first event, if none yet).
+          buses.flushDelayed(real);
           // R28: a failed execution ends its reminders as FAILED. Before the
           // execution's first event nothing may be published on its stream.
           await this.taskEnd
@@ -88,6 +98,7 @@ export class ExecutorWrapper {
           return buses.attachHeld(real, event);
         },
         onFirstEvent: () => buses.firstEventDone(real),
+        beforeEvent: () => buses.flushDelayed(real),
       },
       buses.stateOf(real).lane,
       started,

@@ -44,7 +44,11 @@ export function sendEmpty(res: JsonResponse, status: number): void {
 /** Echoes the extensions a call activated in `A2A-Extensions`, as the SDK's HTTP handlers do. */
 export function echoExtensions(res: JsonResponse, activated: readonly string[] | undefined): void {
   if (activated !== undefined && !res.headersSent) {
-    res.setHeader(HTTP_EXTENSION_HEADER, Array.from(activated));
+    // One value is one header line either way; a string skips the array's copy and checks.
+    res.setHeader(
+      HTTP_EXTENSION_HEADER,
+      activated.length === 1 ? (activated[0] ?? '') : Array.from(activated),
+    );
   }
 }
 

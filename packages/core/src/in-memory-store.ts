@@ -73,6 +73,25 @@ export class InMemoryReminderStore implements ReminderStore {
     return next;
   }
 
+  /**
+   * See {@link ReminderStore.takeIdleTurn}. A task with a transaction in its
+   * lock queue declines, so a boundary never overtakes an operation queued
+   * before it, nor reads a bucket a running transaction is changing.
+   */
+  takeIdleTurn(key: ReminderStoreKey): number | undefined {
+    const k = storeKeyString(key);
+    if (this.locks.has(k)) return undefined;
+    let bucket = this.buckets.get(k);
+    if (bucket === undefined) {
+      bucket = newBucket();
+      this.buckets.set(k, bucket);
+    } else if (bucket.ended !== undefined || bucket.live.size > 0) {
+      return undefined;
+    }
+    bucket.turn += 1;
+    return bucket.turn;
+  }
+
   async read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {
     const bucket = this.buckets.get(storeKeyString(key));
     if (bucket === undefined) return undefined;
@@ -128,111 +147,137 @@ export class InMemoryReminderStore implements ReminderStore {
   }
 
   private transactionOn(k: string, bucket: TaskBucket, undo: Undo[]): ReminderTransaction {
-    const store = this;
-    return {
-      get turn() {
-        return bucket.turn;
-      },
-      get ended() {
-        return bucket.ended;
-      },
-      async get(id) {
-        return bucket.records.get(id);
-      },
-      async live() {
-        return [...bucket.live.values()];
-      },
-      async liveCount() {
-        return bucket.live.size;
-      },
-      async liveWithDedupeKey(dedupeKey) {
-        const ids = bucket.liveByDedupeKey.get(dedupeKey);
-        if (ids === undefined) return [];
-        const found: StoredReminder[] = [];
-        for (const id of ids) {
-          const r = bucket.live.get(id);
-          if (r !== undefined) found.push(r);
-        }
-        return found;
-      },
-      put(reminder) {
-        const previous = bucket.records.get(reminder.id);
-        if (previous !== undefined && !isLiveState(previous.state) && isLiveState(reminder.state)) {
-          throw new Error(`reminder ${reminder.id} is final and cannot become live again`);
-        }
-        // A new record is copied, its one nested value (metadata) deeply, so the
-        // caller keeps no handle on it; a replacement shares the nested metadata
-        // of the stored version (records are immutable), which keeps a turn
-        // boundary O(live) with a small constant.
-        const lastSeq = bucket.lastSeq;
-        const stored: StoredReminder =
-          previous === undefined
-            ? copyOf(reminder, lastSeq + 1)
-            : { ...reminder, seq: previous.seq };
-        if (previous === undefined) bucket.lastSeq = stored.seq;
-        // Same key: Map.set keeps a replacement at its acceptance position.
-        bucket.records.set(stored.id, stored);
-        setLiveness(bucket, previous, stored);
-        const turnedFinal = !isLiveState(stored.state) && !bucket.finals.has(stored.id);
-        if (turnedFinal) bucket.finals.add(stored.id);
-        undo.push(() => {
-          if (turnedFinal) bucket.finals.delete(stored.id);
-          if (previous === undefined) {
-            bucket.records.delete(stored.id);
-            bucket.lastSeq = lastSeq;
-            setLiveness(bucket, stored, undefined);
-            return;
-          }
-          bucket.records.set(previous.id, previous);
-          if (isLiveState(previous.state) && !isLiveState(stored.state)) {
-            // Re-entering the live Map would put it last; rebuild in acceptance order.
-            rebuildLive(bucket);
-          } else {
-            setLiveness(bucket, stored, previous);
-          }
-        });
-      },
-      async purgeOldestFinal(keep) {
-        const purged: StoredReminder[] = [];
-        for (const id of bucket.finals) {
-          if (bucket.finals.size - purged.length <= keep) break;
-          const r = bucket.records.get(id);
-          if (r !== undefined) purged.push(r);
-        }
-        if (purged.length === 0) return [];
-        for (const r of purged) {
-          bucket.finals.delete(r.id);
-          bucket.records.delete(r.id);
-        }
-        undo.push(() => {
-          // Undo runs newest first, so the purged ids were the oldest finals.
-          const later = [...bucket.finals];
-          bucket.finals.clear();
-          for (const r of purged) bucket.finals.add(r.id);
-          for (const id of later) bucket.finals.add(id);
-          for (const r of purged) bucket.records.set(r.id, r);
-          bucket.records = new Map([...bucket.records].sort(([, a], [, b]) => a.seq - b.seq));
-        });
-        return purged.map((r) => r.id);
-      },
-      setTurn(turn) {
-        const previous = bucket.turn;
-        bucket.turn = turn;
-        undo.push(() => {
-          bucket.turn = previous;
-        });
-      },
-      markEnded(mark) {
-        const previous = bucket.ended;
-        bucket.ended = mark;
-        store.ended.set(k, mark.purgeAfterMs);
-        undo.push(() => {
-          bucket.ended = previous;
-          if (previous === undefined) store.ended.delete(k);
-          else store.ended.set(k, previous.purgeAfterMs);
-        });
-      },
-    };
+    return new InMemoryTransaction(k, bucket, undo, this.ended);
+  }
+}
+
+/**
+ * One transaction on a task's bucket. A class with plain fields, so every
+ * transaction has the same shape and its methods live on the prototype: an
+ * object literal with getters and closures per transaction cost several µs
+ * of property lookups and garbage on every inject and turn.
+ */
+class InMemoryTransaction implements ReminderTransaction {
+  turn: number;
+  ended: TaskEndMark | undefined;
+
+  constructor(
+    private readonly k: string,
+    private readonly bucket: TaskBucket,
+    private readonly undo: Undo[],
+    private readonly endedTasks: Map<string, number>,
+  ) {
+    this.turn = bucket.turn;
+    this.ended = bucket.ended;
+  }
+
+  async get(id: string): Promise<StoredReminder | undefined> {
+    return this.bucket.records.get(id);
+  }
+
+  async live(): Promise<readonly StoredReminder[]> {
+    return [...this.bucket.live.values()];
+  }
+
+  async liveCount(): Promise<number> {
+    return this.bucket.live.size;
+  }
+
+  async liveWithDedupeKey(dedupeKey: string): Promise<readonly StoredReminder[]> {
+    const bucket = this.bucket;
+    const ids = bucket.liveByDedupeKey.get(dedupeKey);
+    if (ids === undefined) return [];
+    const found: StoredReminder[] = [];
+    for (const id of ids) {
+      const r = bucket.live.get(id);
+      if (r !== undefined) found.push(r);
+    }
+    return found;
+  }
+
+  put(reminder: ReminderWrite): void {
+    const bucket = this.bucket;
+    const previous = bucket.records.get(reminder.id);
+    if (previous !== undefined && !isLiveState(previous.state) && isLiveState(reminder.state)) {
+      throw new Error(`reminder ${reminder.id} is final and cannot become live again`);
+    }
+    // A new record is copied, its one nested value (metadata) deeply, so the
+    // caller keeps no handle on it; a replacement shares the nested metadata
+    // of the stored version (records are immutable), which keeps a turn
+    // boundary O(live) with a small constant.
+    const lastSeq = bucket.lastSeq;
+    const stored: StoredReminder =
+      previous === undefined ? copyOf(reminder, lastSeq + 1) : { ...reminder, seq: previous.seq };
+    if (previous === undefined) bucket.lastSeq = stored.seq;
+    // Same key: Map.set keeps a replacement at its acceptance position.
+    bucket.records.set(stored.id, stored);
+    setLiveness(bucket, previous, stored);
+    const turnedFinal = !isLiveState(stored.state) && !bucket.finals.has(stored.id);
+    if (turnedFinal) bucket.finals.add(stored.id);
+    this.undo.push(() => {
+      if (turnedFinal) bucket.finals.delete(stored.id);
+      if (previous === undefined) {
+        bucket.records.delete(stored.id);
+        bucket.lastSeq = lastSeq;
+        setLiveness(bucket, stored, undefined);
+        return;
+      }
+      bucket.records.set(previous.id, previous);
+      if (isLiveState(previous.state) && !isLiveState(stored.state)) {
+        // Re-entering the live Map would put it last; rebuild in acceptance order.
+        rebuildLive(bucket);
+      } else {
+        setLiveness(bucket, stored, previous);
+      }
+    });
+  }
+
+  async purgeOldestFinal(keep: number): Promise<readonly string[]> {
+    const bucket = this.bucket;
+    const purged: StoredReminder[] = [];
+    for (const id of bucket.finals) {
+      if (bucket.finals.size - purged.length <= keep) break;
+      const r = bucket.records.get(id);
+      if (r !== undefined) purged.push(r);
+    }
+    if (purged.length === 0) return [];
+    for (const r of purged) {
+      bucket.finals.delete(r.id);
+      bucket.records.delete(r.id);
+    }
+    this.undo.push(() => {
+      // Undo runs newest first, so the purged ids were the oldest finals.
+      const later = [...bucket.finals];
+      bucket.finals.clear();
+      for (const r of purged) bucket.finals.add(r.id);
+      for (const id of later) bucket.finals.add(id);
+      for (const r of purged) bucket.records.set(r.id, r);
+      bucket.records = new Map([...bucket.records].sort(([, a], [, b]) => a.seq - b.seq));
+    });
+    return purged.map((r) => r.id);
+  }
+
+  setTurn(turn: number): void {
+    const bucket = this.bucket;
+    const previous = bucket.turn;
+    bucket.turn = turn;
+    this.turn = turn;
+    this.undo.push(() => {
+      bucket.turn = previous;
+    });
+  }
+
+  markEnded(mark: TaskEndMark): void {
+    const { bucket, k, endedTasks } = this;
+    const previous = bucket.ended;
+    bucket.ended = mark;
+    this.ended = mark;
+    endedTasks.set(k, mark.purgeAfterMs);
+    this.undo.push(() => {
+      bucket.ended = previous;
+      if (previous === undefined) endedTasks.delete(k);
+      else endedTasks.set(k, previous.purgeAfterMs);
+    });
   }
 }
 

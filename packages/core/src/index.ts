@@ -29,7 +29,11 @@ export { escapeAttribute, findFramingTags, foldCodePoint } from './framing.js';
 export { InMemoryReminderStore } from './in-memory-store.js';
 export { MAX_METADATA_DEPTH } from './json-safety.js';
 export type { ReminderLimits } from './limits.js';
-export { DEFAULT_TTL_TURNS, defaultReminderLimits } from './limits.js';
+export {
+  DEFAULT_DISPLACED_EVENT_DELAY_MS,
+  DEFAULT_TTL_TURNS,
+  defaultReminderLimits,
+} from './limits.js';
 export { DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE } from './list-page.js';
 export type { ReminderContent, ReminderFields } from './reminder-content.js';
 export { createReminderService } from './reminder-service.js';

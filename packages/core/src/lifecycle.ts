@@ -5,19 +5,11 @@ import type {
   TaskReminderRecord,
 } from '@a2a-reminders/proto';
 import { InjectTaskReminderResponseSchema } from '@a2a-reminders/proto';
-import { create } from '@bufbuild/protobuf';
 import { ReminderError } from './errors.js';
-import {
-  cancelledEvent,
-  displacedEvent,
-  droppedEvent,
-  emittedEvent,
-  expiredEvent,
-} from './events.js';
+import { cancelledEvent, displacedEvent, droppedEvent, expiredEvent } from './events.js';
 import type { ReminderLimits } from './limits.js';
-import { recordOf, sameContent } from './records.js';
-import { acceptedContent, fieldsOf, reminderOf } from './reminder-content.js';
-import type { SurfacedReminder } from './service.js';
+import { acceptedRecordOf, recordOf, sameContent } from './records.js';
+import { acceptedContent } from './reminder-content.js';
 import type { ReminderTransaction, ReminderWrite, StoredReminder } from './store.js';
 import { isLiveState } from './store.js';
 
@@ -135,56 +127,12 @@ export function acceptedResponse(
   taskId: string,
   stored: ReminderWrite,
 ): InjectTaskReminderResponse {
-  const { endTimeMs: _end, firstTurn: _first, displacedBy: _by, ...atAcceptance } = stored;
-  return create(InjectTaskReminderResponseSchema, {
-    record: recordOf(taskId, { ...atAcceptance, state: 'PENDING', turnsSurfaced: 0 }),
+  return {
+    $typeName: InjectTaskReminderResponseSchema.typeName,
+    record: acceptedRecordOf(taskId, stored),
     displacedReminderIds: [...stored.acceptance.displacedReminderIds],
     taskState: stored.acceptance.taskState,
-  });
-}
-
-export interface TurnResult {
-  readonly turn: number;
-  readonly reminders: SurfacedReminder[];
-}
-
-/**
- * R19–R22: takes the next turn boundary. Reminders whose turns are used up
- * leave (EXPIRED); the others are surfaced, the new ones with EMITTED.
- */
-export async function takeTurn(
-  tx: ReminderTransaction,
-  nowMs: number,
-  limits: ReminderLimits,
-): Promise<Outcome<TurnResult>> {
-  if (tx.ended !== undefined) return { result: { turn: tx.turn, reminders: [] }, events: [] };
-  const turn = tx.turn + 1;
-  tx.setTurn(turn);
-  const events: TaskReminderEvent[] = [];
-  const reminders: SurfacedReminder[] = [];
-  for (const r of await tx.live()) {
-    if (r.state === 'ACTIVE' && r.turnsSurfaced >= r.ttlTurns) {
-      const ended: StoredReminder = { ...r, state: 'EXPIRED', endTimeMs: nowMs };
-      tx.put(ended);
-      events.push(expiredEvent(ended, nowMs, false));
-      continue;
-    }
-    const first = r.state === 'PENDING';
-    const surfaced: StoredReminder = {
-      ...r,
-      state: 'ACTIVE',
-      firstTurn: r.firstTurn ?? turn,
-      turnsSurfaced: r.turnsSurfaced + 1,
-    };
-    tx.put(surfaced);
-    const turnsRemaining = surfaced.ttlTurns - surfaced.turnsSurfaced;
-    if (first) events.push(emittedEvent(surfaced, nowMs, turn, turnsRemaining));
-    // The proto's fields, the ttl replaced by what is left of it (R20).
-    const { ttlTurns: _ttl, ...content } = fieldsOf(reminderOf(surfaced));
-    reminders.push({ ...content, turnsRemaining, firstSurfacing: first });
-  }
-  if (events.some((e) => e.event.case === 'expired')) await purgeRetained(tx, limits);
-  return { result: { turn, reminders }, events };
+  };
 }
 
 /**

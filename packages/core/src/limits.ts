@@ -31,3 +31,11 @@ export const defaultReminderLimits: ReminderLimits = {
 
 /** ttlTurns when the caller leaves it unset. */
 export const DEFAULT_TTL_TURNS = 1;
+
+/**
+ * R57: default delay of displacement events. The inject's response already
+ * names what it displaced (R16), so a stream learning it up to a second
+ * later loses nothing, and a monitor that keeps firing costs one status
+ * update per second per task instead of one per inject.
+ */
+export const DEFAULT_DISPLACED_EVENT_DELAY_MS = 1000;

@@ -18,6 +18,14 @@ interface HeldEvents {
   readonly events: TaskReminderEvent[];
 }
 
+/** Displacement events waiting to go out together (R57). */
+interface DelayedEvents {
+  readonly taskId: string;
+  fallback: StatusFallback;
+  readonly events: TaskReminderEvent[];
+  readonly timer: ReturnType<typeof setTimeout>;
+}
+
 /** What the service knows about one real (SDK) event bus. */
 export interface BusState {
   /** The latest task status seen on the bus (R31). */
@@ -39,6 +47,13 @@ export interface BusState {
   readonly deferred: Array<() => AgentExecutionEvent | undefined>;
   readonly lane: PublishLane;
   held: HeldEvents | undefined;
+  delayed: DelayedEvents | undefined;
+  /**
+   * Store keys (storeKeyString) of the callers that started an execution on
+   * this bus: their rpcs find the task here before the A2A server stores it
+   * (rpc-handlers.ts).
+   */
+  readonly knownCallers: Set<string>;
 }
 
 /** The status a batch falls back to when the bus has shown none yet, as loaded with its task. */
@@ -76,8 +91,14 @@ export class BusRegistry {
    * @param maxHeldEvents R51: the most events held for one task; past it the
    * oldest go (their records stay listable while retained, R48), so a task
    * that waits for days neither grows nor later stores one huge batch.
+   * It also bounds one delayed displacement batch (R57).
+   * @param displacedEventDelayMs R57: how long displacement events wait to
+   * share one status update; 0 publishes each inject's batch at once.
    */
-  constructor(private readonly maxHeldEvents: number) {}
+  constructor(
+    private readonly maxHeldEvents: number,
+    private readonly displacedEventDelayMs = 0,
+  ) {}
 
   /** The SDK bus under any wrapper. */
   real(bus: ExecutionEventBus): ExecutionEventBus {
@@ -99,6 +120,8 @@ export class BusRegistry {
         deferred: [],
         lane: { chain: Promise.resolve(), queued: 0 },
         held: undefined,
+        delayed: undefined,
+        knownCallers: new Set(),
       };
       real.on('event', (event) => {
         observe(s, event);
@@ -112,6 +135,16 @@ export class BusRegistry {
       state = s;
     }
     return state;
+  }
+
+  /** R57: whether displacement events wait on the bus. */
+  hasDelayed(bus: ExecutionEventBus): boolean {
+    return this.states.get(this.real(bus))?.delayed !== undefined;
+  }
+
+  /** The state of a bus the service already follows, without starting to follow it. */
+  followed(bus: ExecutionEventBus): BusState | undefined {
+    return this.states.get(this.real(bus));
   }
 
   /**
@@ -165,6 +198,77 @@ export class BusRegistry {
   ): void {
     if (events.length === 0) return;
     const state = this.stateOf(bus);
+    if (this.displacedEventDelayMs > 0 && events.every(isDisplacement)) {
+      this.delay(bus, state, taskId, fallback, events);
+      return;
+    }
+    this.flushDelayed(bus);
+    this.publishNow(bus, state, taskId, fallback, events);
+  }
+
+  /**
+   * R57: the displacement events of the task's next injects join these
+   * until the delay passes, the batch reaches the R51 bound, or anything
+   * else is published on the bus (flushDelayed), so one status update
+   * carries them all and their order among the task's events is kept.
+   */
+  private delay(
+    bus: ExecutionEventBus,
+    state: BusState,
+    taskId: string,
+    fallback: StatusFallback,
+    events: readonly TaskReminderEvent[],
+  ): void {
+    // The R51 bound holds for the waiting batch: a full one goes out first.
+    if ((state.delayed?.events.length ?? 0) + events.length > this.maxHeldEvents) {
+      this.flushDelayed(bus);
+    }
+    const delayed = state.delayed;
+    if (delayed === undefined) {
+      const timer = setTimeout(() => this.flushDelayed(bus), this.displacedEventDelayMs);
+      // A pending batch never keeps the process alive.
+      timer.unref?.();
+      state.delayed = { taskId, fallback, events: [...events], timer };
+    } else {
+      delayed.fallback = fallback;
+      delayed.events.push(...events);
+    }
+  }
+
+  /**
+   * R57: publishes the displacement events still waiting, as their own
+   * batch. Called before anything else reaches the bus: another batch, an
+   * event of the executor, a terminal update, the SDK's failure event.
+   */
+  flushDelayed(bus: ExecutionEventBus): void {
+    const state = this.states.get(this.real(bus));
+    const delayed = state?.delayed;
+    if (state === undefined || delayed === undefined) return;
+    state.delayed = undefined;
+    clearTimeout(delayed.timer);
+    if (state.held !== undefined) {
+      // Events are held (R30, R50): these join them, as they would have at inject time.
+      this.hold(state, delayed.events);
+      return;
+    }
+    this.publishNow(bus, state, delayed.taskId, delayed.fallback, delayed.events);
+  }
+
+  /** R51: held events, newest kept within the bound. */
+  private hold(state: BusState, events: readonly TaskReminderEvent[]): void {
+    const held = state.held?.events;
+    if (held === undefined) return;
+    held.push(...events);
+    if (held.length > this.maxHeldEvents) held.splice(0, held.length - this.maxHeldEvents);
+  }
+
+  private publishNow(
+    bus: ExecutionEventBus,
+    state: BusState,
+    taskId: string,
+    fallback: StatusFallback,
+    events: readonly TaskReminderEvent[],
+  ): void {
     this.publish(bus, () => {
       const fromBus = state.status !== undefined;
       const status = state.status ?? fallback.status;
@@ -172,9 +276,7 @@ export class BusRegistry {
       const historyIds = fromBus ? state.historyIds : idsOf(fallback.history);
       if (!repeatable(status, historyIds)) {
         if (state.held === undefined) state.held = { taskId, events: [] };
-        const held = state.held.events;
-        held.push(...events);
-        if (held.length > this.maxHeldEvents) held.splice(0, held.length - this.maxHeldEvents);
+        this.hold(state, events);
         return undefined;
       }
       // Events still held go first, in the same update, so their order is kept.
@@ -195,6 +297,7 @@ export class BusRegistry {
    * own metadata, so subscribers see them before their stream closes.
    */
   attachHeld(bus: ExecutionEventBus, event: AgentExecutionEvent): AgentExecutionEvent {
+    this.flushDelayed(bus);
     const state = this.stateOf(bus);
     const held = state.held;
     if (held === undefined || event.kind !== 'statusUpdate') return event;
@@ -214,6 +317,7 @@ export class BusRegistry {
    * in INPUT_REQUIRED stay held (a copy would close the streams, R30).
    */
   releaseBeforeFailure(bus: ExecutionEventBus): void {
+    this.flushDelayed(bus);
     const state = this.stateOf(bus);
     const held = state.held;
     const status = state.status;
@@ -233,9 +337,12 @@ export class BusRegistry {
   private flushHeld(real: ExecutionEventBus, state: BusState): void {
     const held = state.held;
     if (held === undefined) return;
+    // Events still delayed are newer than the held ones and join them (R57, R51).
+    this.flushDelayed(real);
     state.held = undefined;
-    this.publishBatch(
+    this.publishNow(
       real,
+      state,
       held.taskId,
       { contextId: '', status: undefined, history: undefined },
       held.events,
@@ -264,6 +371,10 @@ function releases(event: AgentExecutionEvent, state: BusState): boolean {
   return (
     status !== undefined && !isTerminalState(status.state) && repeatable(status, state.historyIds)
   );
+}
+
+function isDisplacement(event: TaskReminderEvent): boolean {
+  return event.event.case === 'displaced';
 }
 
 function idsOf(history: readonly Message[] | undefined): ReadonlySet<string> {

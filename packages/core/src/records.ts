@@ -1,6 +1,6 @@
 import type { TaskReminder, TaskReminderRecord } from '@a2a-reminders/proto';
 import { ReminderState, TaskReminderRecordSchema, TaskReminderSchema } from '@a2a-reminders/proto';
-import { create, equals } from '@bufbuild/protobuf';
+import { equals } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { acceptedContent, reminderOf } from './reminder-content.js';
 import type { ReminderWrite, StoredReminder, StoredReminderState } from './store.js';
@@ -22,16 +22,29 @@ export function turnsRemainingOf(stored: ReminderWrite): number {
 
 /** The wire record of a stored reminder (R34). */
 export function recordOf(taskId: string, stored: ReminderWrite): TaskReminderRecord {
-  return create(TaskReminderRecordSchema, {
+  return record(taskId, stored, false);
+}
+
+/** R13: the record as it was at acceptance: PENDING, never surfaced, nothing ended. */
+export function acceptedRecordOf(taskId: string, stored: ReminderWrite): TaskReminderRecord {
+  return record(taskId, stored, true);
+}
+
+function record(taskId: string, stored: ReminderWrite, asAccepted: boolean): TaskReminderRecord {
+  const ended = !asAccepted && stored.endTimeMs !== undefined;
+  // Every field of the schema, in one literal: what `create` builds, without
+  // its reflection on the path of every inject and List.
+  return {
+    $typeName: TaskReminderRecordSchema.typeName,
     taskId,
     reminder: reminderOf(stored),
-    state: protoState[stored.state],
+    state: asAccepted ? ReminderState.PENDING : protoState[stored.state],
     createTime: timestampFromMs(stored.createTimeMs),
-    ...(stored.endTimeMs === undefined ? {} : { endTime: timestampFromMs(stored.endTimeMs) }),
-    ...(stored.firstTurn === undefined ? {} : { firstTurn: stored.firstTurn }),
-    turnsRemaining: turnsRemainingOf(stored),
-    displacedBy: stored.displacedBy ?? '',
-  });
+    endTime: ended ? timestampFromMs(stored.endTimeMs ?? 0) : undefined,
+    firstTurn: asAccepted ? undefined : stored.firstTurn,
+    turnsRemaining: asAccepted ? stored.ttlTurns : turnsRemainingOf(stored),
+    displacedBy: asAccepted ? '' : (stored.displacedBy ?? ''),
+  };
 }
 
 /**

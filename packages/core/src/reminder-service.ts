@@ -5,15 +5,23 @@ import { reminderAgentExtension } from './agent-card.js';
 import { ExecutorWrapper } from './executor-wrapper.js';
 import { InMemoryReminderStore } from './in-memory-store.js';
 import { LazySweeper } from './lazy-sweeper.js';
-import { takeTurn } from './lifecycle.js';
-import { defaultReminderLimits } from './limits.js';
+import { DEFAULT_DISPLACED_EVENT_DELAY_MS, defaultReminderLimits } from './limits.js';
 import { BusRegistry, executionFallback } from './publisher.js';
 import { ReminderSteps } from './reminder-steps.js';
 import { ReplicaDelivery } from './replica-delivery.js';
 import { ReminderRpcs } from './rpc-handlers.js';
-import type { ReminderService, ReminderServiceOptions, ReminderTurn } from './service.js';
+import type {
+  ReminderService,
+  ReminderServiceOptions,
+  ReminderTurn,
+  SurfacedReminder,
+} from './service.js';
 import type { ReminderStore } from './store.js';
 import { TaskEnd } from './task-end.js';
+import { takeTurn } from './turns.js';
+
+/** The longest delay a Node timer takes (2^31 − 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Creates the reminder service (issue 3; rules in docs/extension-spec.md):
@@ -23,9 +31,18 @@ import { TaskEnd } from './task-end.js';
  */
 export function createReminderService(options: ReminderServiceOptions): ReminderService {
   const limits = { ...defaultReminderLimits, ...options.limits };
+  const delayMs = options.displacedEventDelayMs ?? DEFAULT_DISPLACED_EVENT_DELAY_MS;
+  // R57: a timer's range; beyond it Node fires at once.
+  if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_TIMER_MS) {
+    throw new RangeError(
+      `displacedEventDelayMs must be an integer from 0 to ${MAX_TIMER_MS}, got ${delayMs}`,
+    );
+  }
   // R51: as many held events as the task can have records listed.
   const buses = new BusRegistry(
     limits.maxLiveRemindersPerTask + limits.maxRetainedFinalRemindersPerTask,
+    // R57 does not apply with replicas: R52 delivers the log's batches as committed.
+    options.changeSignal === undefined ? delayMs : 0,
   );
   const store: ReminderStore = options.store ?? new InMemoryReminderStore();
   let replicas: ReplicaDelivery | undefined;
@@ -41,7 +58,7 @@ export function createReminderService(options: ReminderServiceOptions): Reminder
     buses,
     replicas,
     ownerResolver: options.ownerResolver ?? resolveUserScope,
-    now: options.now ?? (() => new Date()),
+    now: options.now,
   });
   const taskEnd = new TaskEnd(steps, options.eventBusManager);
   const rpcs = new ReminderRpcs({
@@ -69,6 +86,9 @@ export function createReminderService(options: ReminderServiceOptions): Reminder
   };
 }
 
+/** What a boundary with nothing live yields; shared, so that boundary allocates no list. */
+const NO_REMINDERS: readonly SurfacedReminder[] = Object.freeze([]);
+
 /** Spec: Turns (R19–R22). The boundary's events go out as one status update on the bus. */
 async function beginTurn(
   steps: ReminderSteps,
@@ -76,14 +96,15 @@ async function beginTurn(
   eventBus: ExecutionEventBus,
 ): Promise<ReminderTurn> {
   steps.buses.stateOf(eventBus);
-  const key = steps.keyOf(requestContext.context, requestContext.taskId);
+  const taskId = requestContext.taskId;
+  const key = steps.keyOf(requestContext.context, taskId);
+  // R19: with nothing live and nothing queued on the task, the boundary is the
+  // turn counter's increment alone, with no reminders and no events (R20–R22).
+  const idleTurn = steps.store.takeIdleTurn?.(key);
+  if (idleTurn !== undefined) return { taskId, turn: idleTurn, reminders: NO_REMINDERS };
   const outcome = await steps.commit(key, (tx) => takeTurn(tx, steps.nowMs(), steps.limits));
   await steps.deliver(key, eventBus, executionFallback(requestContext), outcome);
-  return {
-    taskId: requestContext.taskId,
-    turn: outcome.result.turn,
-    reminders: outcome.result.reminders,
-  };
+  return { taskId, turn: outcome.result.turn, reminders: outcome.result.reminders };
 }
 
 /** Spec: Task end (R27), for runtimes that publish the terminal status themselves. */

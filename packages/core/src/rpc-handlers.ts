@@ -1,5 +1,10 @@
-import type { Task } from '@a2a-js/sdk';
-import type { ExecutionEventBusManager, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { TaskStatus } from '@a2a-js/sdk';
+import type {
+  ExecutionEventBus,
+  ExecutionEventBusManager,
+  ServerCallContext,
+  TaskStore,
+} from '@a2a-js/sdk/server';
 import type {
   CancelTaskReminderRequest,
   CancelTaskReminderResponse,
@@ -22,6 +27,7 @@ import type { LazySweeper } from './lazy-sweeper.js';
 import type { Outcome } from './lifecycle.js';
 import { accept, cancel, notFoundError, replayIfKnown, terminalError } from './lifecycle.js';
 import { encodePageToken, pageQueryOf } from './list-page.js';
+import type { StatusFallback } from './publisher.js';
 import { taskFallback } from './publisher.js';
 import { recordOf } from './records.js';
 import type { Committed, ReminderSteps } from './reminder-steps.js';
@@ -32,6 +38,7 @@ import {
 } from './request-checks.js';
 import type { ReminderRpcHandler } from './service.js';
 import type { ReminderStoreKey } from './store.js';
+import { storeKeyString } from './store.js';
 import type { TaskEnd } from './task-end.js';
 import { isTerminalState, taskStateName } from './task-states.js';
 import { throwIfInvalid } from './validation.js';
@@ -59,12 +66,12 @@ export class ReminderRpcs implements ReminderRpcHandler {
     readViolations: readonly FieldViolation[] = [],
   ): Promise<InjectTaskReminderResponse> {
     return guard(async () => {
-      const task = await this.enter(context, request.taskId, () =>
+      const taskId = request.taskId;
+      const key = this.steps.keyOf(context, taskId);
+      const task = await this.enter(context, key, () =>
         injectRequestViolations(request, this.steps.limits, readViolations),
       );
       const reminder = storable(request.reminder);
-      const taskId = request.taskId;
-      const key = this.steps.keyOf(context, taskId);
       const state = task.status?.state;
       const nowMs = this.steps.nowMs();
       const outcome = await this.steps.commit(
@@ -94,14 +101,10 @@ export class ReminderRpcs implements ReminderRpcHandler {
     readViolations: readonly FieldViolation[] = [],
   ): Promise<ListTaskRemindersResponse> {
     return guard(async () => {
-      await this.enter(context, request.taskId, () =>
-        listRequestViolations(request, readViolations),
-      );
+      const key = this.steps.keyOf(context, request.taskId);
+      await this.enter(context, key, () => listRequestViolations(request, readViolations));
       // R49: one page, read atomically; the token names the last record's sequence number.
-      const page = await this.steps.store.page(
-        this.steps.keyOf(context, request.taskId),
-        pageQueryOf(request),
-      );
+      const page = await this.steps.store.page(key, pageQueryOf(request));
       if (page === undefined || this.steps.expired(page.ended?.purgeAfterMs)) {
         return create(ListTaskRemindersResponseSchema, { reminders: [] });
       }
@@ -119,10 +122,10 @@ export class ReminderRpcs implements ReminderRpcHandler {
     readViolations: readonly FieldViolation[] = [],
   ): Promise<CancelTaskReminderResponse> {
     return guard(async () => {
-      const task = await this.enter(context, request.taskId, () =>
+      const key = this.steps.keyOf(context, request.taskId);
+      const task = await this.enter(context, key, () =>
         cancelRequestViolations(request, readViolations),
       );
-      const key = this.steps.keyOf(context, request.taskId);
       const nowMs = this.steps.nowMs();
       const outcome = await this.steps.commit(key, async (tx) => {
         if (tx.ended !== undefined && this.steps.expired(tx.ended.purgeAfterMs)) {
@@ -142,9 +145,9 @@ export class ReminderRpcs implements ReminderRpcHandler {
    */
   private async enter(
     context: ServerCallContext,
-    taskId: string,
+    key: ReminderStoreKey,
     violations: () => FieldViolation[],
-  ): Promise<Task> {
+  ): Promise<EnteredTask> {
     if (this.parts.requireAuthentication && !context.user?.isAuthenticated) {
       throw new ReminderError('UNAUTHENTICATED', 'authentication required');
     }
@@ -157,31 +160,66 @@ export class ReminderRpcs implements ReminderRpcHandler {
     }
     context.addActivatedExtension(TASK_REMINDERS_EXTENSION_URI);
     throwIfInvalid(violations());
+    const taskId = key.taskId;
     const task = await this.parts.taskStore.load(taskId, context);
-    // R7: one message and metadata for unknown and foreign tasks alike.
     if (task === undefined || task.id !== taskId) {
-      throw new ReminderError('TASK_NOT_FOUND', `Task not found: ${taskId}`, {
-        metadata: { taskId },
-      });
+      const running = this.startedByCaller(key, this.parts.busManager.getByTaskId(taskId, context));
+      // R7: one message and metadata for unknown and foreign tasks alike.
+      if (running === undefined) {
+        throw new ReminderError('TASK_NOT_FOUND', `Task not found: ${taskId}`, {
+          metadata: { taskId },
+        });
+      }
+      await this.parts.sweeper.maybeSweep();
+      return running;
     }
     await this.parts.sweeper.maybeSweep();
     await this.parts.taskEnd.endIfTerminal(context, task);
-    return task;
+    return { status: task.status, fallback: taskFallback(task) };
   }
 
-  /** R30, R32: events of an rpc go to the task's bus if it has one. */
+  /**
+   * A task the A2A server has not stored yet (its execution just published
+   * it), as its bus shows it, for the caller that started the execution
+   * (executor-wrapper.ts): the same scope the task will be stored under (R7).
+   * Not with replicas, whose task store other replicas also write (R55).
+   */
+  private startedByCaller(
+    key: ReminderStoreKey,
+    bus: ExecutionEventBus | undefined,
+  ): EnteredTask | undefined {
+    if (bus === undefined || this.steps.replicas !== undefined) return undefined;
+    const state = this.steps.buses.followed(bus);
+    const status = state?.status;
+    if (state === undefined || status === undefined || isTerminalState(status.state)) {
+      return undefined;
+    }
+    if (!state.knownCallers.has(storeKeyString(key))) return undefined;
+    // The bus's status is used when known (publisher.ts), so no fallback is needed.
+    return { status, fallback: NO_FALLBACK };
+  }
+
+  /** R30, R32: events of an rpc go to the task's bus if it has one, as it is once committed. */
   private async publishToTask(
     context: ServerCallContext,
     key: ReminderStoreKey,
-    task: Task,
+    task: EnteredTask,
     outcome: Committed<unknown>,
   ): Promise<void> {
-    const bus = this.parts.busManager.getByTaskId(task.id, context);
+    const bus = this.parts.busManager.getByTaskId(key.taskId, context);
     // Listen from now on, so later copies follow the bus's own status (R31).
     if (bus !== undefined) this.steps.buses.stateOf(bus);
-    await this.steps.deliver(key, bus, taskFallback(task), outcome);
+    await this.steps.deliver(key, bus, task.fallback, outcome);
   }
 }
+
+/** What an rpc knows of its task once entered. */
+interface EnteredTask {
+  readonly status: TaskStatus | undefined;
+  readonly fallback: StatusFallback;
+}
+
+const NO_FALLBACK: StatusFallback = { contextId: '', status: undefined, history: undefined };
 
 /** Every rpc throws only ReminderError (ReminderRpcHandler's contract). */
 async function guard<T>(run: () => Promise<T>): Promise<T> {

@@ -17,7 +17,7 @@ import type {
   ListTaskRemindersResponse,
 } from '@a2a-reminders/proto';
 import type { FieldViolation } from './errors.js';
-import type { ReminderLimits } from './limits.js';
+import type { DEFAULT_DISPLACED_EVENT_DELAY_MS, ReminderLimits } from './limits.js';
 import type { ReminderFields } from './reminder-content.js';
 import type { ReminderChangeSignal, ReminderStore } from './store.js';
 
@@ -127,6 +127,13 @@ export interface ReminderServiceOptions {
   readonly requireAuthentication?: boolean;
   /** Clock, for tests. */
   readonly now?: () => Date;
+  /**
+   * R57: how long the displacement events of injects wait on a task's bus to
+   * share one status update, in ms (default {@link DEFAULT_DISPLACED_EVENT_DELAY_MS});
+   * 0 publishes each inject's batch at once. Anything else published on the
+   * task sends them first.
+   */
+  readonly displacedEventDelayMs?: number;
   /**
    * Replicas sharing one store (spec: Multi-replica deployments): wakes this
    * replica when another commits events of a task it runs. With it, every

@@ -205,6 +205,18 @@ export interface ReminderStore {
    * its writes persist and the error propagates.
    */
   transact<T>(key: ReminderStoreKey, mutate: (tx: ReminderTransaction) => Promise<T>): Promise<T>;
+  /**
+   * A turn boundary with nothing to surface, taken without a transaction
+   * (R19): when no operation on the task is queued or running, its reminders
+   * were not ended (R27) and none is live, increments the task's turn counter
+   * at once, exactly as a transaction's `setTurn(turn + 1)` would commit, and
+   * returns the new turn. Otherwise it changes nothing and returns
+   * `undefined`, and the caller takes the boundary in a transaction. An
+   * operation started after it sees the new turn; one queued before it makes
+   * it decline, so every operation still lands on one side of the boundary.
+   * Optional: only a store that can answer synchronously has it.
+   */
+  takeIdleTurn?(key: ReminderStoreKey): number | undefined;
   /** The task's reminders, or `undefined` when the store holds none for it. */
   read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined>;
   /**

@@ -80,7 +80,8 @@ export class TaskEnd {
       snapshot !== undefined &&
       snapshot.ended === undefined &&
       snapshot.reminders.some((r) => isLiveState(r.state));
-    if (!live) {
+    // R57: waiting displacement events also need a stream still open to reach.
+    if (!live && !this.steps.buses.hasDelayed(real)) {
       await this.endReminders(key, state, undefined, executionFallback(scope));
       return AgentEvent.task(task);
     }

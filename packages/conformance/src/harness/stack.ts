@@ -46,6 +46,8 @@ export interface StackOptions {
   readonly maxBodyBytes?: number;
   /** The service's clock (R35). */
   readonly now?: () => Date;
+  /** R57's delay of displacement events; the service's default when unset. */
+  readonly displacedEventDelayMs?: number;
   /** The executor puts an agent message on every status it publishes (R50). */
   readonly statusMessages?: boolean;
   /** Wraps the suite's reminder store, e.g. in a gate that interleaves transactions (R19). */
@@ -152,6 +154,9 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
       ? {}
       : { requireAuthentication: options.requireAuthentication }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.displacedEventDelayMs === undefined
+      ? {}
+      : { displacedEventDelayMs: options.displacedEventDelayMs }),
     ...(replica === undefined ? {} : { changeSignal: replica.changeSignal }),
   });
   const card = withTaskReminders(baseCard(), reminders);

@@ -63,6 +63,11 @@ export interface HarnessOptions {
   readonly limits?: Partial<ReminderLimits>;
   readonly requireAuthentication?: boolean;
   readonly store?: ReminderStore;
+  /**
+   * R57's delay; default 0 here, so each inject's displacement events are
+   * one batch at once and tests of other rules see them immediately.
+   */
+  readonly displacedEventDelayMs?: number;
 }
 
 export type ReminderInit = MessageInitShape<typeof TaskReminderSchema>;
@@ -81,6 +86,7 @@ export function harness(options: HarnessOptions = {}) {
       ? {}
       : { requireAuthentication: options.requireAuthentication }),
     ...(options.store === undefined ? {} : { store: options.store }),
+    displacedEventDelayMs: options.displacedEventDelayMs ?? 0,
   });
   const ctx = caller();
 

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { ArmName } from './arms.js';
+import { errorsLine, followUpLines, plainReminderLines } from './report.js';
+import type { Results, SliceResult } from './slice.js';
+
+function slice(arm: ArmName, extra: Partial<SliceResult>): SliceResult {
+  return {
+    arm,
+    round: 0,
+    requests: 1,
+    errors: 0,
+    errorSamples: [],
+    elapsedMs: 1,
+    reqPerSec: 1,
+    p50Ms: 1,
+    p99Ms: 1,
+    clientCpuUsPerReq: 1,
+    serverCpuUsPerReq: 1,
+    serverCpuPct: 1,
+    foreignCpuPct: 0,
+    attempts: 1,
+    ...extra,
+  };
+}
+
+describe('summary lines', () => {
+  it('judges errors against 0', () => {
+    expect(errorsLine(0)).toContain('goal 0: PASS');
+    expect(errorsLine(2)).toContain('goal 0: FAIL');
+  });
+
+  it('judges the plain arms live reminders against the quota and what the turns left', () => {
+    const results: Results = new Map([
+      [
+        'jsonrpc-inject-plain',
+        [slice('jsonrpc-inject-plain', { maxLiveReminders: 21, plainLeft: 0 })],
+      ],
+      ['grpc-inject-plain', [slice('grpc-inject-plain', { maxLiveReminders: 30, plainLeft: 0 })]],
+    ]);
+    const [live, left] = plainReminderLines(results, 64);
+    expect(live).toContain('ended 30 ');
+    expect(live).toContain('no inject met the quota: PASS');
+    expect(left).toContain(': 0 (goal 0: PASS)');
+    const full: Results = new Map([
+      ['rest-inject-plain', [slice('rest-inject-plain', { maxLiveReminders: 64, plainLeft: 3 })]],
+    ]);
+    const [fullLive, fullLeft] = plainReminderLines(full, 64);
+    expect(fullLive).toContain('no inject met the quota: FAIL');
+    expect(fullLeft).toContain(': 3 (goal 0: FAIL)');
+  });
+
+  it('prints nothing for arms that did not run', () => {
+    expect(plainReminderLines(new Map(), 64)).toEqual([]);
+    expect(followUpLines(new Map())).toEqual([]);
+  });
+
+  it('reports the workaround histories as context', () => {
+    const history = (meanMessages: number, maxMessages: number) =>
+      slice('rest-send-reminder', { followUpHistory: { tasks: 1000, meanMessages, maxMessages } });
+    const [line] = followUpLines(
+      new Map([['rest-send-reminder', [history(13, 14), history(9, 10)]]]),
+    );
+    expect(line).toContain('(info)');
+    expect(line).toContain('11.0 (9.0–13.0)');
+    expect(line).toContain('at most 14');
+  });
+});

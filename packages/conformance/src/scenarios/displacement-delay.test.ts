@@ -1,0 +1,82 @@
+import { reminderEventsOf } from '@a2a-reminders/core';
+import { ReminderState } from '@a2a-reminders/proto';
+import { expect } from 'vitest';
+import { kinds } from '../harness/observe.js';
+import { verifies } from '../harness/verifies.js';
+import type { Wire } from '../harness/wire.js';
+
+// R57 with a delay longer than any test: only what the rule names may flush the batch.
+const NEVER = 600_000;
+
+async function displaceTwice(wire: Wire, taskId: string) {
+  const inject = (id: string) =>
+    wire.client.injectTaskReminder({ taskId, reminder: { id, body: id, dedupeKey: 'k' } });
+  await inject('a');
+  const b = await inject('b');
+  const c = await inject('c');
+  // The responses name what each displaced at once (R16), and so does List (R34).
+  expect([b.displacedReminderIds, c.displacedReminderIds]).toEqual([['a'], ['b']]);
+  const listed = await wire.client.listTaskReminders({ taskId });
+  expect(listed.reminders.map((r) => r.state)).toEqual([
+    ReminderState.DISPLACED,
+    ReminderState.DISPLACED,
+    ReminderState.PENDING,
+  ]);
+}
+
+verifies(
+  'R57-displacement-delay',
+  async ({ wire }) => {
+    const taskId = await wire.tasks.create();
+    const watch = await wire.tasks.subscribe(taskId);
+    await displaceTwice(wire, taskId);
+    // The boundary's batch sends the waiting displacements first, as one batch of their own.
+    await wire.tasks.turn(taskId);
+    await watch.untilEvents(3);
+    expect(watch.batches().map(kinds)).toEqual([['displaced:a', 'displaced:b'], ['emitted:c']]);
+  },
+  { stack: { displacedEventDelayMs: NEVER } },
+);
+
+verifies(
+  'R57-displacement-delay',
+  async ({ wire }) => {
+    const taskId = await wire.tasks.create();
+    const watch = await wire.tasks.subscribe(taskId);
+    await displaceTwice(wire, taskId);
+    // Nothing else happens on the task: the delay alone sends the batch.
+    await watch.untilEvents(2);
+    expect(watch.batches().flatMap(kinds)).toEqual(['displaced:a', 'displaced:b']);
+  },
+  { variant: 'the delay passes', stack: { displacedEventDelayMs: 20 } },
+);
+
+verifies(
+  'R57-displacement-delay',
+  async ({ wire }) => {
+    const taskId = await wire.tasks.create();
+    const watch = await wire.tasks.subscribe(taskId);
+    await displaceTwice(wire, taskId);
+    // The agent's status change closes the stream; the displacements reach it first.
+    await wire.tasks.hold(taskId, 'INPUT_REQUIRED');
+    await watch.untilEnded();
+    const updates = watch.items.slice(1).map((item) => reminderEventsOf(item).length);
+    expect(updates).toEqual([2, 0]);
+    expect(watch.batches().map(kinds)).toEqual([['displaced:a', 'displaced:b']]);
+  },
+  { variant: 'before a status change', stack: { displacedEventDelayMs: NEVER } },
+);
+
+verifies(
+  'R57-displacement-delay',
+  async ({ wire }) => {
+    const taskId = await wire.tasks.create();
+    const watch = await wire.tasks.subscribe(taskId);
+    await displaceTwice(wire, taskId);
+    // The task ends: the displacements go out before its terminal update and its fates.
+    await wire.tasks.end(taskId, 'COMPLETED');
+    await watch.untilEnded();
+    expect(watch.batches().map(kinds)).toEqual([['displaced:a', 'displaced:b'], ['dropped:c']]);
+  },
+  { variant: 'before the task ends', stack: { displacedEventDelayMs: NEVER } },
+);
