@@ -9,7 +9,14 @@ const script = fileURLToPath(new URL('./load.js', import.meta.url));
 
 /** A load process for one arm, driven line by line over its stdin/stdout. */
 export class LoadProcess {
+  /** Load processes not stopped yet, so an interrupted run can stop them. */
+  private static readonly running = new Set<ChildProcess>();
   private readonly lines: AsyncIterator<string>;
+
+  /** Stops every load process still running (SIGINT). */
+  static stopAll(): void {
+    for (const child of LoadProcess.running) stopChild(child);
+  }
 
   private constructor(
     private readonly child: ChildProcess,
@@ -40,6 +47,8 @@ export class LoadProcess {
     );
     if (child.stdout === null) throw new Error('load process has no stdout');
     const load = new LoadProcess(child, createInterface({ input: child.stdout }));
+    LoadProcess.running.add(child);
+    child.once('exit', () => LoadProcess.running.delete(child));
     await load.expect('READY');
     return load;
   }

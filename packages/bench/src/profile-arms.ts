@@ -29,6 +29,17 @@ const top = numberFlag(argv, '--top', 30);
 const out = stringFlag(argv, '--out');
 
 const stack = createBenchStack({ retentionMs: 2000 });
+// Servers and load processes stop with this process, error or not.
+process.on('uncaughtException', (error) => {
+  console.error(error);
+  LoadProcess.stopAll();
+  process.exit(1);
+});
+process.on('unhandledRejection', (error) => {
+  console.error(error);
+  LoadProcess.stopAll();
+  process.exit(1);
+});
 const grpcPort = await new Promise<number>((resolve, reject) => {
   stack.grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, port) =>
     e ? reject(e) : resolve(port),
@@ -56,15 +67,21 @@ for (const arm of arms) {
   // As in the benchmark (run-bench.ts): fresh follow-up tasks, plain reminders ended first.
   if (kind === 'send-reminder') await admin('POST', '/admin/followup-tasks');
   const load = await LoadProcess.start(arm, httpPort, grpcPort);
-  await load.run(warmupMs);
-  if (kind === 'inject-plain') {
-    await admin('POST', '/admin/end-plain-reminders');
+  let result: Awaited<ReturnType<LoadProcess['run']>>;
+  let profile: unknown;
+  try {
+    await load.run(warmupMs);
+    if (kind === 'inject-plain') await admin('POST', '/admin/end-plain-reminders');
+    // R57: the warm-up's delayed displacement events go out before the window.
     await sleep(DEFAULT_DISPLACED_EVENT_DELAY_MS + 250);
+    await session.post('Profiler.start');
+    result = await load.run(sliceMs);
+    // ... and the window's own go out inside it.
+    await sleep(DEFAULT_DISPLACED_EVENT_DELAY_MS + 250);
+    profile = (await session.post('Profiler.stop')).profile;
+  } finally {
+    load.stop();
   }
-  await session.post('Profiler.start');
-  const result = await load.run(sliceMs);
-  const { profile } = await session.post('Profiler.stop');
-  load.stop();
   if (out !== undefined) {
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, `${arm}.cpuprofile`), JSON.stringify(profile));
