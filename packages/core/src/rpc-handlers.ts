@@ -67,8 +67,7 @@ export class ReminderRpcs implements ReminderRpcHandler {
   ): Promise<InjectTaskReminderResponse> {
     return guard(async () => {
       const taskId = request.taskId;
-      const key = this.steps.keyOf(context, taskId);
-      const task = await this.enter(context, key, () =>
+      const { key, task } = await this.enter(context, taskId, () =>
         injectRequestViolations(request, this.steps.limits, readViolations),
       );
       const reminder = storable(request.reminder);
@@ -101,8 +100,9 @@ export class ReminderRpcs implements ReminderRpcHandler {
     readViolations: readonly FieldViolation[] = [],
   ): Promise<ListTaskRemindersResponse> {
     return guard(async () => {
-      const key = this.steps.keyOf(context, request.taskId);
-      await this.enter(context, key, () => listRequestViolations(request, readViolations));
+      const { key } = await this.enter(context, request.taskId, () =>
+        listRequestViolations(request, readViolations),
+      );
       // R49: one page, read atomically; the token names the last record's sequence number.
       const page = await this.steps.store.page(key, pageQueryOf(request));
       if (page === undefined || this.steps.expired(page.ended?.purgeAfterMs)) {
@@ -122,8 +122,7 @@ export class ReminderRpcs implements ReminderRpcHandler {
     readViolations: readonly FieldViolation[] = [],
   ): Promise<CancelTaskReminderResponse> {
     return guard(async () => {
-      const key = this.steps.keyOf(context, request.taskId);
-      const task = await this.enter(context, key, () =>
+      const { key, task } = await this.enter(context, request.taskId, () =>
         cancelRequestViolations(request, readViolations),
       );
       const nowMs = this.steps.nowMs();
@@ -145,9 +144,9 @@ export class ReminderRpcs implements ReminderRpcHandler {
    */
   private async enter(
     context: ServerCallContext,
-    key: ReminderStoreKey,
+    taskId: string,
     violations: () => FieldViolation[],
-  ): Promise<EnteredTask> {
+  ): Promise<{ readonly key: ReminderStoreKey; readonly task: EnteredTask }> {
     if (this.parts.requireAuthentication && !context.user?.isAuthenticated) {
       throw new ReminderError('UNAUTHENTICATED', 'authentication required');
     }
@@ -160,7 +159,8 @@ export class ReminderRpcs implements ReminderRpcHandler {
     }
     context.addActivatedExtension(TASK_REMINDERS_EXTENSION_URI);
     throwIfInvalid(violations());
-    const taskId = key.taskId;
+    // The caller's scope, resolved only once the checks above passed (R5).
+    const key = this.steps.keyOf(context, taskId);
     const task = await this.parts.taskStore.load(taskId, context);
     if (task === undefined || task.id !== taskId) {
       const running = this.startedByCaller(key, this.parts.busManager.getByTaskId(taskId, context));
@@ -171,11 +171,11 @@ export class ReminderRpcs implements ReminderRpcHandler {
         });
       }
       await this.parts.sweeper.maybeSweep();
-      return running;
+      return { key, task: running };
     }
     await this.parts.sweeper.maybeSweep();
     await this.parts.taskEnd.endIfTerminal(context, task);
-    return { status: task.status, fallback: taskFallback(task) };
+    return { key, task: { status: task.status, fallback: taskFallback(task) } };
   }
 
   /**
