@@ -1,11 +1,9 @@
 // The bench server process (README, What it measures). Run by run-bench.ts with --expose-gc;
 // prints one BENCH_SERVER line with its ports and pid once the tasks are seeded.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as grpc from '@grpc/grpc-js';
 import { createBenchStack } from './bench-stack.js';
 import { numberFlag } from './cli-args.js';
 import { seedTasks } from './seed-tasks.js';
+import { serveBenchStack } from './serve-stack.js';
 import { READY_PREFIX } from './wire.js';
 
 const argv = process.argv.slice(2);
@@ -30,28 +28,17 @@ const stack = createBenchStack(
   followUpTasks,
 );
 
-const grpcPort = await new Promise<number>((resolve, reject) => {
-  stack.grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, port) =>
-    e ? reject(e) : resolve(port),
-  );
-});
-const http: Server = await new Promise((resolve) => {
-  const s = stack.app.listen(0, '127.0.0.1', () => resolve(s));
-});
-// Keep-alive clients must not see their sockets closed mid-slice.
-http.keepAliveTimeout = 60_000;
+const served = await serveBenchStack(stack);
 
 stack.seededTaskIds.push(...(await seedTasks(stack.requestHandler, taskCount)));
 
-const httpPort = (http.address() as AddressInfo).port;
+const { httpPort, grpcPort } = served;
 console.log(
   `${READY_PREFIX}${JSON.stringify({ httpPort, grpcPort, pid: process.pid, tasks: taskCount })}`,
 );
 
 function shutdown(): void {
-  stack.grpcServer.forceShutdown();
-  http.closeAllConnections();
-  http.close();
+  served.close();
   process.exit(0);
 }
 process.on('SIGTERM', shutdown);

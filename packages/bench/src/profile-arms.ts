@@ -6,18 +6,16 @@
 // Flags: --arms a,b,… --warmup-ms 2000 --slice-ms 5000 --top 30 --out <dir> (writes one
 // .cpuprofile per arm, for a flame graph in Chrome DevTools or speedscope).
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { Session } from 'node:inspector/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { DEFAULT_DISPLACED_EVENT_DELAY_MS } from '@a2a-reminders/core';
-import * as grpc from '@grpc/grpc-js';
 import { ARMS, type ArmName, isArmName } from './arms.js';
 import { createBenchStack } from './bench-stack.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { LoadProcess } from './load-process.js';
 import { type CpuProfile, selfTimeByFunction } from './profile-table.js';
 import { seedTasks } from './seed-tasks.js';
+import { serveBenchStack } from './serve-stack.js';
+import { settleDelayedEvents } from './settle-delayed.js';
 
 const argv = process.argv.slice(2);
 const arms = (stringFlag(argv, '--arms') ?? 'jsonrpc-get,jsonrpc-inject')
@@ -40,21 +38,12 @@ process.on('unhandledRejection', (error) => {
   LoadProcess.stopAll();
   process.exit(1);
 });
-const grpcPort = await new Promise<number>((resolve, reject) => {
-  stack.grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, port) =>
-    e ? reject(e) : resolve(port),
-  );
-});
-const http: Server = await new Promise((resolve) => {
-  const s = stack.app.listen(0, '127.0.0.1', () => resolve(s));
-});
-http.keepAliveTimeout = 60_000;
-const httpPort = (http.address() as AddressInfo).port;
+const served = await serveBenchStack(stack);
+const { httpPort, grpcPort } = served;
 stack.seededTaskIds.push(...(await seedTasks(stack.requestHandler, 1000)));
 
 const admin = (method: 'GET' | 'POST', path: string) =>
   fetch(`http://127.0.0.1:${httpPort}${path}`, { method });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const session = new Session();
 session.connect();
@@ -73,11 +62,11 @@ for (const arm of arms) {
     await load.run(warmupMs);
     if (kind === 'inject-plain') await admin('POST', '/admin/end-plain-reminders');
     // R57: the warm-up's delayed displacement events go out before the window.
-    await sleep(DEFAULT_DISPLACED_EVENT_DELAY_MS + 250);
+    await settleDelayedEvents();
     await session.post('Profiler.start');
     result = await load.run(sliceMs);
     // ... and the window's own go out inside it.
-    await sleep(DEFAULT_DISPLACED_EVENT_DELAY_MS + 250);
+    await settleDelayedEvents();
     profile = (await session.post('Profiler.stop')).profile;
   } finally {
     load.stop();
@@ -120,7 +109,5 @@ if (first !== undefined) {
   for (const row of rows.slice(0, top)) console.log(`${row.values.map(cell).join(' ')}  ${row.k}`);
 }
 
-stack.grpcServer.forceShutdown();
-http.closeAllConnections();
-http.close();
+served.close();
 process.exit(0);

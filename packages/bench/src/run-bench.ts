@@ -1,7 +1,7 @@
 // The benchmark (README, What it measures): `npm run bench -w @a2a-reminders/bench [-- flags]`.
 // Flags: --rounds 3 --warmup-ms 2000 --slice-ms 10000 --max-reruns 2 --mem-tasks 200
 // --mem-per-task 50 --arms a,b (a subset of arm names, for debugging).
-import { DEFAULT_DISPLACED_EVENT_DELAY_MS, defaultReminderLimits } from '@a2a-reminders/core';
+import { defaultReminderLimits } from '@a2a-reminders/core';
 import { ARM_NAMES, ARMS, type ArmName, isArmName, roundOrder } from './arms.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
@@ -19,6 +19,7 @@ import {
   ratioTable,
 } from './report.js';
 import { type ServerProcess, startServer } from './server-process.js';
+import { settleDelayedEvents } from './settle-delayed.js';
 import type { Results, SliceResult } from './slice.js';
 import { LOAD_CLIENTS } from './wire.js';
 
@@ -40,15 +41,6 @@ const only = stringFlag(argv, '--arms')?.split(',').filter(isArmName);
  */
 const endPlainReminders = (server: ServerProcess) =>
   server.admin<PlainReminderSweep>('POST', '/admin/end-plain-reminders');
-
-/**
- * R57: displacement events wait on their task for the service's default
- * delay. Waiting it out after the warm-up (and its sweep) keeps their status
- * updates out of the slice; waiting it out after the slice, before the CPU
- * is read, charges the slice for all of its own.
- */
-const settleDelayedEvents = () =>
-  new Promise((resolve) => setTimeout(resolve, DEFAULT_DISPLACED_EVENT_DELAY_MS + 250));
 
 /** One measured slice: warm-up (discarded), full GC, then the slice, with server CPU from /proc. */
 async function measure(server: ServerProcess, arm: ArmName, round: number, attempts: number) {

@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryReminderStore } from './in-memory-store.js';
-import type { ReminderWrite } from './store.js';
+import { reminderWrite } from './testing/reminder-write.js';
 
 // ReminderStore.takeIdleTurn on the in-memory store: a turn boundary with
 // nothing live, taken without a transaction, must number turns exactly as
 // transactions do and never overtake an operation queued on the task (R19).
 
 const key = { tenant: '', owner: 'alice', taskId: 't1' };
-
-function pending(id: string): ReminderWrite {
-  return {
-    id,
-    body: 'b',
-    dedupeKey: '',
-    ttlTurns: 1,
-    roleHint: '',
-    source: '',
-    state: 'PENDING',
-    createTimeMs: 0,
-    turnsSurfaced: 0,
-    acceptance: { displacedReminderIds: [], taskState: 'TASK_STATE_WORKING' },
-  };
-}
 
 function gate() {
   let open = () => {};
@@ -48,10 +33,10 @@ describe('InMemoryReminderStore.takeIdleTurn', () => {
 
   it('declines while the task has a live reminder, and takes the turn again once it is final', async () => {
     const store = new InMemoryReminderStore();
-    await store.transact(key, async (tx) => tx.put(pending('r')));
+    await store.transact(key, async (tx) => tx.put(reminderWrite('r')));
     expect(store.takeIdleTurn(key)).toBeUndefined();
     expect(await turnOf(store)).toBe(0);
-    await store.transact(key, async (tx) => tx.put({ ...pending('r'), state: 'CANCELLED' }));
+    await store.transact(key, async (tx) => tx.put({ ...reminderWrite('r'), state: 'CANCELLED' }));
     expect(store.takeIdleTurn(key)).toBe(1);
   });
 
@@ -72,7 +57,7 @@ describe('InMemoryReminderStore.takeIdleTurn', () => {
     const running = store.transact(key, async (tx) => {
       started.open();
       await held.opened;
-      tx.put(pending('late'));
+      tx.put(reminderWrite('late'));
     });
     // Asked for, not started yet: still queued.
     expect(store.takeIdleTurn(key)).toBeUndefined();
@@ -120,7 +105,7 @@ describe('InMemoryReminderStore.takeIdleTurn', () => {
     const other = { ...key, taskId: 't2' };
     const running = store.transact(other, async (tx) => {
       await held.opened;
-      tx.put(pending('r'));
+      tx.put(reminderWrite('r'));
     });
     expect(store.takeIdleTurn(key)).toBe(1);
     held.open();

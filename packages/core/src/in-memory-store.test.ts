@@ -1,36 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryReminderStore } from './in-memory-store.js';
-import type { ReminderWrite } from './store.js';
+import { reminderWrite } from './testing/reminder-write.js';
 
 const key = { tenant: '', owner: 'alice', taskId: 't1' };
-
-function reminder(id: string, extra: Partial<ReminderWrite> = {}): ReminderWrite {
-  return {
-    id,
-    body: 'b',
-    dedupeKey: '',
-    ttlTurns: 1,
-    roleHint: '',
-    source: '',
-    state: 'PENDING',
-    createTimeMs: 0,
-    turnsSurfaced: 0,
-    acceptance: { displacedReminderIds: [], taskState: 'TASK_STATE_WORKING' },
-    ...extra,
-  };
-}
 
 describe('InMemoryReminderStore', () => {
   it('keeps acceptance order and indexes liveness and dedupe keys', async () => {
     const store = new InMemoryReminderStore();
     await store.transact(key, async (tx) => {
-      tx.put(reminder('a', { dedupeKey: 'k' }));
-      tx.put(reminder('b'));
-      tx.put(reminder('c', { dedupeKey: 'k' }));
+      tx.put(reminderWrite('a', { dedupeKey: 'k' }));
+      tx.put(reminderWrite('b'));
+      tx.put(reminderWrite('c', { dedupeKey: 'k' }));
     });
     await store.transact(key, async (tx) => {
-      tx.put(reminder('a', { dedupeKey: 'k', state: 'ACTIVE' }));
-      tx.put(reminder('b', { state: 'CANCELLED' }));
+      tx.put(reminderWrite('a', { dedupeKey: 'k', state: 'ACTIVE' }));
+      tx.put(reminderWrite('b', { state: 'CANCELLED' }));
     });
     await store.transact(key, async (tx) => {
       expect((await tx.live()).map((r) => r.id)).toEqual(['a', 'c']);
@@ -43,13 +27,13 @@ describe('InMemoryReminderStore', () => {
   it('rolls back every write of a transaction that throws', async () => {
     const store = new InMemoryReminderStore();
     await store.transact(key, async (tx) => {
-      tx.put(reminder('a'));
-      tx.put(reminder('b'));
+      tx.put(reminderWrite('a'));
+      tx.put(reminderWrite('b'));
     });
     await expect(
       store.transact(key, async (tx) => {
-        tx.put(reminder('a', { state: 'EXPIRED' }));
-        tx.put(reminder('z'));
+        tx.put(reminderWrite('a', { state: 'EXPIRED' }));
+        tx.put(reminderWrite('z'));
         tx.setTurn(9);
         tx.markEnded({ taskState: 'TASK_STATE_FAILED', endTimeMs: 0, purgeAfterMs: 0 });
         throw new Error('nope');
@@ -94,7 +78,7 @@ describe('InMemoryReminderStore', () => {
 
   it('keys by tenant, owner and task', async () => {
     const store = new InMemoryReminderStore();
-    await store.transact(key, async (tx) => tx.put(reminder('a')));
+    await store.transact(key, async (tx) => tx.put(reminderWrite('a')));
     expect(await store.read({ ...key, owner: 'bob' })).toBeUndefined();
     expect(await store.read({ ...key, tenant: 'acme' })).toBeUndefined();
     expect((await store.read(key))?.reminders.length).toBe(1);
@@ -104,10 +88,10 @@ describe('InMemoryReminderStore', () => {
     const store = new InMemoryReminderStore();
     const other = { ...key, taskId: 't2' };
     await store.transact(key, async (tx) => {
-      tx.put(reminder('a'));
+      tx.put(reminderWrite('a'));
       tx.markEnded({ taskState: 'TASK_STATE_COMPLETED', endTimeMs: 0, purgeAfterMs: 100 });
     });
-    await store.transact(other, async (tx) => tx.put(reminder('b')));
+    await store.transact(other, async (tx) => tx.put(reminderWrite('b')));
     expect(await store.sweep(99)).toBe(0);
     expect(await store.sweep(100)).toBe(1);
     expect(await store.read(key)).toBeUndefined();
@@ -117,13 +101,13 @@ describe('InMemoryReminderStore', () => {
   it('R48, R49: inserts get the next acceptance sequence number, kept on replacement and never reused', async () => {
     const store = new InMemoryReminderStore();
     await store.transact(key, async (tx) => {
-      tx.put(reminder('a', { seq: 99 }));
-      tx.put(reminder('b'));
+      tx.put(reminderWrite('a', { seq: 99 }));
+      tx.put(reminderWrite('b'));
     });
     await store.transact(key, async (tx) => {
-      tx.put(reminder('a', { state: 'CANCELLED' }));
+      tx.put(reminderWrite('a', { state: 'CANCELLED' }));
       expect(await tx.purgeOldestFinal(0)).toEqual(['a']);
-      tx.put(reminder('a'));
+      tx.put(reminderWrite('a'));
     });
     const snap = await store.read(key);
     expect(snap?.reminders.map((r) => [r.id, r.seq])).toEqual([
@@ -135,13 +119,13 @@ describe('InMemoryReminderStore', () => {
   it('R48: purges the oldest to become final, never a live record', async () => {
     const store = new InMemoryReminderStore();
     await store.transact(key, async (tx) => {
-      for (const id of ['a', 'b', 'c', 'd', 'e']) tx.put(reminder(id));
+      for (const id of ['a', 'b', 'c', 'd', 'e']) tx.put(reminderWrite(id));
     });
     await store.transact(key, async (tx) => {
       // End order c, a, d: not acceptance order.
-      tx.put(reminder('c', { state: 'EXPIRED' }));
-      tx.put(reminder('a', { state: 'CANCELLED' }));
-      tx.put(reminder('d', { state: 'DISPLACED' }));
+      tx.put(reminderWrite('c', { state: 'EXPIRED' }));
+      tx.put(reminderWrite('a', { state: 'CANCELLED' }));
+      tx.put(reminderWrite('d', { state: 'DISPLACED' }));
       expect(await tx.purgeOldestFinal(1)).toEqual(['c', 'a']);
       expect(await tx.purgeOldestFinal(1)).toEqual([]);
       expect(await tx.purgeOldestFinal(0)).toEqual(['d']);
@@ -155,13 +139,13 @@ describe('InMemoryReminderStore', () => {
   it('R48: a rolled-back purge restores the records, their order and the end order', async () => {
     const store = new InMemoryReminderStore();
     await store.transact(key, async (tx) => {
-      for (const id of ['a', 'b', 'c']) tx.put(reminder(id));
-      tx.put(reminder('b', { state: 'EXPIRED' }));
-      tx.put(reminder('a', { state: 'EXPIRED' }));
+      for (const id of ['a', 'b', 'c']) tx.put(reminderWrite(id));
+      tx.put(reminderWrite('b', { state: 'EXPIRED' }));
+      tx.put(reminderWrite('a', { state: 'EXPIRED' }));
     });
     await expect(
       store.transact(key, async (tx) => {
-        tx.put(reminder('c', { state: 'CANCELLED' }));
+        tx.put(reminderWrite('c', { state: 'CANCELLED' }));
         expect(await tx.purgeOldestFinal(0)).toEqual(['b', 'a', 'c']);
         throw new Error('nope');
       }),
@@ -180,8 +164,8 @@ describe('InMemoryReminderStore', () => {
   it('R49: pages by acceptance sequence, with a live-only view', async () => {
     const store = new InMemoryReminderStore();
     await store.transact(key, async (tx) => {
-      for (const id of ['a', 'b', 'c', 'd']) tx.put(reminder(id));
-      tx.put(reminder('b', { state: 'EXPIRED' }));
+      for (const id of ['a', 'b', 'c', 'd']) tx.put(reminderWrite(id));
+      tx.put(reminderWrite('b', { state: 'EXPIRED' }));
     });
     const ids = (p: { reminders: readonly { id: string }[] } | undefined) =>
       p?.reminders.map((r) => r.id);
@@ -198,7 +182,9 @@ describe('InMemoryReminderStore', () => {
 
   it('refuses to turn a final record live again', async () => {
     const store = new InMemoryReminderStore();
-    await store.transact(key, async (tx) => tx.put(reminder('a', { state: 'EXPIRED' })));
-    await expect(store.transact(key, async (tx) => tx.put(reminder('a')))).rejects.toThrow('final');
+    await store.transact(key, async (tx) => tx.put(reminderWrite('a', { state: 'EXPIRED' })));
+    await expect(store.transact(key, async (tx) => tx.put(reminderWrite('a')))).rejects.toThrow(
+      'final',
+    );
   });
 });

@@ -64,6 +64,9 @@ export interface StatusFallback {
   readonly history: readonly Message[] | undefined;
 }
 
+/** No fallback: for a batch published where the bus's own status is known (R31). */
+export const NO_FALLBACK: StatusFallback = { contextId: '', status: undefined, history: undefined };
+
 /** The fallback of an execution: its task as the SDK loaded it for the execution. */
 export function executionFallback(scope: RequestContext): StatusFallback {
   return { contextId: scope.contextId, status: scope.task?.status, history: scope.task?.history };
@@ -139,7 +142,7 @@ export class BusRegistry {
 
   /** R57: whether displacement events wait on the bus. */
   hasDelayed(bus: ExecutionEventBus): boolean {
-    return this.states.get(this.real(bus))?.delayed !== undefined;
+    return this.followed(bus)?.delayed !== undefined;
   }
 
   /** The state of a bus the service already follows, without starting to follow it. */
@@ -241,7 +244,7 @@ export class BusRegistry {
    * event of the executor, a terminal update, the SDK's failure event.
    */
   flushDelayed(bus: ExecutionEventBus): void {
-    const state = this.states.get(this.real(bus));
+    const state = this.followed(bus);
     const delayed = state?.delayed;
     if (state === undefined || delayed === undefined) return;
     state.delayed = undefined;
@@ -340,13 +343,7 @@ export class BusRegistry {
     // Events still delayed are newer than the held ones and join them (R57, R51).
     this.flushDelayed(real);
     state.held = undefined;
-    this.publishNow(
-      real,
-      state,
-      held.taskId,
-      { contextId: '', status: undefined, history: undefined },
-      held.events,
-    );
+    this.publishNow(real, state, held.taskId, NO_FALLBACK, held.events);
   }
 }
 

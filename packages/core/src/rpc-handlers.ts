@@ -28,7 +28,7 @@ import type { Outcome } from './lifecycle.js';
 import { accept, cancel, notFoundError, replayIfKnown, terminalError } from './lifecycle.js';
 import { encodePageToken, pageQueryOf } from './list-page.js';
 import type { StatusFallback } from './publisher.js';
-import { taskFallback } from './publisher.js';
+import { NO_FALLBACK, taskFallback } from './publisher.js';
 import { recordOf } from './records.js';
 import type { Committed, ReminderSteps } from './reminder-steps.js';
 import {
@@ -218,8 +218,6 @@ interface EnteredTask {
   readonly status: TaskStatus | undefined;
   readonly fallback: StatusFallback;
 }
-
-const NO_FALLBACK: StatusFallback = { contextId: '', status: undefined, history: undefined };
 
 /** Every rpc throws only ReminderError (ReminderRpcHandler's contract). */
 async function guard<T>(run: () => Promise<T>): Promise<T> {

@@ -8,13 +8,18 @@ import type { Wire } from '../harness/wire.js';
 // R57 with a delay longer than any test: only what the rule names may flush the batch.
 const NEVER = 600_000;
 
-async function displaceTwice(wire: Wire, taskId: string) {
+/**
+ * A task with an open stream, on which b displaces a and c displaces b: the
+ * responses and List name both displacements at once (R16, R34).
+ */
+async function displacedTwice(wire: Wire) {
+  const taskId = await wire.tasks.create();
+  const watch = await wire.tasks.subscribe(taskId);
   const inject = (id: string) =>
     wire.client.injectTaskReminder({ taskId, reminder: { id, body: id, dedupeKey: 'k' } });
   await inject('a');
   const b = await inject('b');
   const c = await inject('c');
-  // The responses name what each displaced at once (R16), and so does List (R34).
   expect([b.displacedReminderIds, c.displacedReminderIds]).toEqual([['a'], ['b']]);
   const listed = await wire.client.listTaskReminders({ taskId });
   expect(listed.reminders.map((r) => r.state)).toEqual([
@@ -22,14 +27,13 @@ async function displaceTwice(wire: Wire, taskId: string) {
     ReminderState.DISPLACED,
     ReminderState.PENDING,
   ]);
+  return { taskId, watch };
 }
 
 verifies(
   'R57-displacement-delay',
   async ({ wire }) => {
-    const taskId = await wire.tasks.create();
-    const watch = await wire.tasks.subscribe(taskId);
-    await displaceTwice(wire, taskId);
+    const { taskId, watch } = await displacedTwice(wire);
     // The boundary's batch sends the waiting displacements first, as one batch of their own.
     await wire.tasks.turn(taskId);
     await watch.untilEvents(3);
@@ -41,9 +45,7 @@ verifies(
 verifies(
   'R57-displacement-delay',
   async ({ wire }) => {
-    const taskId = await wire.tasks.create();
-    const watch = await wire.tasks.subscribe(taskId);
-    await displaceTwice(wire, taskId);
+    const { watch } = await displacedTwice(wire);
     // Nothing else happens on the task: the delay alone sends the batch.
     await watch.untilEvents(2);
     expect(watch.batches().flatMap(kinds)).toEqual(['displaced:a', 'displaced:b']);
@@ -54,9 +56,7 @@ verifies(
 verifies(
   'R57-displacement-delay',
   async ({ wire }) => {
-    const taskId = await wire.tasks.create();
-    const watch = await wire.tasks.subscribe(taskId);
-    await displaceTwice(wire, taskId);
+    const { taskId, watch } = await displacedTwice(wire);
     // The agent's status change closes the stream; the displacements reach it first.
     await wire.tasks.hold(taskId, 'INPUT_REQUIRED');
     await watch.untilEnded();
@@ -70,9 +70,7 @@ verifies(
 verifies(
   'R57-displacement-delay',
   async ({ wire }) => {
-    const taskId = await wire.tasks.create();
-    const watch = await wire.tasks.subscribe(taskId);
-    await displaceTwice(wire, taskId);
+    const { taskId, watch } = await displacedTwice(wire);
     // The task ends: the displacements go out before its terminal update and its fates.
     await wire.tasks.end(taskId, 'COMPLETED');
     await watch.untilEnded();
