@@ -8,23 +8,24 @@ describe('roundOrder', () => {
     }
   });
 
-  it('keeps each binding block as stock GetTask, GetTask, Inject displacing, plain, workaround', () => {
+  it('keeps each binding block as stock GetTask, GetTask, Inject displacing, plain, SDK write, workaround', () => {
     const kinds = (prefix: string) =>
       roundOrder(0)
         .filter((a) => a.startsWith(prefix) && ARMS[a].kind !== 'noop')
         .map((a) => ARMS[a].kind);
-    const block: ArmKind[] = ['get', 'inject', 'inject-plain', 'send-reminder'];
+    const block: ArmKind[] = ['get', 'inject', 'inject-plain', 'sdk-write', 'send-reminder'];
     expect(kinds('jsonrpc-')).toEqual(['get-stock', ...block]);
     expect(kinds('rest-')).toEqual(['get-stock', ...block]);
     expect(kinds('grpc-')).toEqual(block);
     for (const round of [0, 1, 2, 3, 4]) {
       const order = roundOrder(round);
       const at = order.indexOf('rest-get-stock');
-      expect(order.slice(at, at + 5)).toEqual([
+      expect(order.slice(at, at + 6)).toEqual([
         'rest-get-stock',
         'rest-get',
         'rest-inject',
         'rest-inject-plain',
+        'rest-push-config',
         'rest-send-reminder',
       ]);
     }

@@ -6,8 +6,18 @@ export type Binding = 'JSON-RPC' | 'REST' | 'gRPC';
  * key). `inject-plain`: no dedupe key, nothing displaced, no event published.
  * `send-reminder`: the workaround the extension replaces, a follow-up
  * SendMessage carrying a "System reminder:" text to the running task.
+ * `sdk-write`: the SDK's own cheapest write beside a task,
+ * CreateTaskPushNotificationConfig, the anchor of what a write costs next to
+ * GetTask on this SDK (README, What it measures).
  */
-export type ArmKind = 'get' | 'get-stock' | 'inject' | 'inject-plain' | 'send-reminder' | 'noop';
+export type ArmKind =
+  | 'get'
+  | 'get-stock'
+  | 'inject'
+  | 'inject-plain'
+  | 'send-reminder'
+  | 'sdk-write'
+  | 'noop';
 
 export interface Arm {
   readonly name: ArmName;
@@ -24,16 +34,19 @@ export const ARM_NAMES = [
   'jsonrpc-inject',
   'jsonrpc-inject-plain',
   'jsonrpc-send-reminder',
+  'jsonrpc-push-config',
   'rest-get-stock',
   'rest-get',
   'rest-inject',
   'rest-inject-plain',
   'rest-send-reminder',
+  'rest-push-config',
   'grpc-noop',
   'grpc-get',
   'grpc-inject',
   'grpc-inject-plain',
   'grpc-send-reminder',
+  'grpc-push-config',
 ] as const;
 
 export type ArmName = (typeof ARM_NAMES)[number];
@@ -57,6 +70,12 @@ export const ARMS: Readonly<Record<ArmName, Arm>> = {
     'send-reminder',
     ['JSON-RPC'],
   ),
+  'jsonrpc-push-config': arm(
+    'jsonrpc-push-config',
+    'JSON-RPC SDK CreateTaskPushNotificationConfig',
+    'sdk-write',
+    ['JSON-RPC'],
+  ),
   'rest-get-stock': arm('rest-get-stock', 'REST GetTask (stock path)', 'get-stock', ['REST']),
   'rest-get': arm('rest-get', 'REST GetTask', 'get', ['REST']),
   'rest-inject': arm('rest-inject', 'REST Inject (displacing)', 'inject', ['REST']),
@@ -66,6 +85,12 @@ export const ARMS: Readonly<Record<ArmName, Arm>> = {
   'rest-send-reminder': arm('rest-send-reminder', 'REST SendMessage workaround', 'send-reminder', [
     'REST',
   ]),
+  'rest-push-config': arm(
+    'rest-push-config',
+    'REST SDK CreateTaskPushNotificationConfig',
+    'sdk-write',
+    ['REST'],
+  ),
   'grpc-noop': arm('grpc-noop', 'grpc-js no-op', 'noop', ['gRPC']),
   'grpc-get': arm('grpc-get', 'gRPC GetTask', 'get', ['gRPC']),
   'grpc-inject': arm('grpc-inject', 'gRPC Inject (displacing)', 'inject', ['gRPC']),
@@ -75,6 +100,12 @@ export const ARMS: Readonly<Record<ArmName, Arm>> = {
   'grpc-send-reminder': arm('grpc-send-reminder', 'gRPC SendMessage workaround', 'send-reminder', [
     'gRPC',
   ]),
+  'grpc-push-config': arm(
+    'grpc-push-config',
+    'gRPC SDK CreateTaskPushNotificationConfig',
+    'sdk-write',
+    ['gRPC'],
+  ),
 };
 
 function arm(name: ArmName, label: string, kind: ArmKind, bindings: Binding[]): Arm {
@@ -88,8 +119,8 @@ export function isArmName(value: string): value is ArmName {
 /**
  * Blocks of adjacent arms (README, What it measures): per binding stock
  * GetTask right before the extension-mounted one, then Inject (displacing),
- * Inject (nothing displaced) and the SendMessage workaround right after their
- * GetTask twin. The blocks rotate one position per round, so no block always
+ * Inject (nothing displaced), the SDK's CreateTaskPushNotificationConfig and
+ * the SendMessage workaround right after their GetTask twin. The blocks rotate one position per round, so no block always
  * runs first or always on the heap the other arms grew.
  */
 export function roundOrder(round: number): ArmName[] {
@@ -100,11 +131,19 @@ export function roundOrder(round: number): ArmName[] {
       'jsonrpc-get',
       'jsonrpc-inject',
       'jsonrpc-inject-plain',
+      'jsonrpc-push-config',
       'jsonrpc-send-reminder',
     ],
-    ['rest-get-stock', 'rest-get', 'rest-inject', 'rest-inject-plain', 'rest-send-reminder'],
+    [
+      'rest-get-stock',
+      'rest-get',
+      'rest-inject',
+      'rest-inject-plain',
+      'rest-push-config',
+      'rest-send-reminder',
+    ],
     ['grpc-noop'],
-    ['grpc-get', 'grpc-inject', 'grpc-inject-plain', 'grpc-send-reminder'],
+    ['grpc-get', 'grpc-inject', 'grpc-inject-plain', 'grpc-push-config', 'grpc-send-reminder'],
   ];
   const shift = round % blocks.length;
   return [...blocks.slice(shift), ...blocks.slice(0, shift)].flat();

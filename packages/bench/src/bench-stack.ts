@@ -1,7 +1,9 @@
-import type { A2ARequestHandler, TaskStore } from '@a2a-js/sdk/server';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { A2ARequestHandler, PushNotificationSender, TaskStore } from '@a2a-js/sdk/server';
 import {
   DefaultExecutionEventBusManager,
   DefaultRequestHandler,
+  InMemoryPushNotificationStore,
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
@@ -71,10 +73,12 @@ export function createBenchStack(
   });
   const executor = workingExecutor();
   const requestHandler = new DefaultRequestHandler(
-    withTaskReminders(benchAgentCard(), reminders),
+    withTaskReminders(withPushNotifications(benchAgentCard()), reminders),
     taskStore,
     reminders.wrapExecutor(executor),
     eventBusManager,
+    new InMemoryPushNotificationStore(),
+    silentPushSender,
   );
   const options = { requestHandler, userBuilder: UserBuilder.noAuthentication };
   const seededTaskIds: string[] = [];
@@ -111,3 +115,21 @@ export function createBenchStack(
 
   return { app, grpcServer, requestHandler, taskStore, reminders, seededTaskIds, followUpPool };
 }
+
+/**
+ * The SDK-write anchor arms (push-config-request.ts) store push notification
+ * configs, which the SDK accepts only from an agent whose card has push
+ * notifications on.
+ */
+function withPushNotifications(card: AgentCard): AgentCard {
+  const capabilities = card.capabilities ?? { extensions: [] };
+  return { ...card, capabilities: { ...capabilities, pushNotifications: true } };
+}
+
+/**
+ * Sends nothing: the anchor's configs point at no receiver, and every arm
+ * pays the same one call per event that a sender costs the SDK.
+ */
+const silentPushSender: PushNotificationSender = {
+  send: async () => {},
+};

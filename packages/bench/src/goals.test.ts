@@ -47,6 +47,26 @@ describe('ratioDefs (issue 12 goals)', () => {
     return def;
   };
 
+  it('sets the SDK write beside GetTask and the plain inject beside it, as context only', () => {
+    for (const binding of ['JSON-RPC', 'REST', 'gRPC']) {
+      for (const [label, num, den] of [
+        ['SDK CreateTaskPushNotificationConfig/GetTask CPU µs/req', 'sdk-write', 'get'],
+        ['SDK CreateTaskPushNotificationConfig/GetTask p50', 'sdk-write', 'get'],
+        [
+          'Inject (nothing displaced)/SDK CreateTaskPushNotificationConfig CPU µs/req',
+          'inject-plain',
+          'sdk-write',
+        ],
+      ] as const) {
+        const def = of(binding, label);
+        expect([ARMS[def.num].kind, ARMS[def.den].kind]).toEqual([num, den]);
+        expect([ARMS[def.num].bindings, ARMS[def.den].bindings]).toEqual([[binding], [binding]]);
+        expect(def.goal).toBeUndefined();
+        expect(def.anchor).toBe('context (SDK write)');
+      }
+    }
+  });
+
   it('judges both inject arms against GetTask on every binding', () => {
     for (const binding of ['JSON-RPC', 'REST', 'gRPC']) {
       for (const inject of ['Inject (displacing)', 'Inject (nothing displaced)']) {

@@ -31,6 +31,8 @@ interface BindingArms {
   readonly inject: ArmName;
   readonly plain: ArmName;
   readonly send: ArmName;
+  /** The SDK's own write beside a task (CreateTaskPushNotificationConfig), an anchor. */
+  readonly sdkWrite: ArmName;
   readonly noop: ArmName;
 }
 
@@ -41,6 +43,7 @@ const ARMS_OF: Record<Binding, BindingArms> = {
     inject: 'jsonrpc-inject',
     plain: 'jsonrpc-inject-plain',
     send: 'jsonrpc-send-reminder',
+    sdkWrite: 'jsonrpc-push-config',
     noop: 'express-noop',
   },
   REST: {
@@ -49,6 +52,7 @@ const ARMS_OF: Record<Binding, BindingArms> = {
     inject: 'rest-inject',
     plain: 'rest-inject-plain',
     send: 'rest-send-reminder',
+    sdkWrite: 'rest-push-config',
     noop: 'express-noop',
   },
   gRPC: {
@@ -57,6 +61,7 @@ const ARMS_OF: Record<Binding, BindingArms> = {
     inject: 'grpc-inject',
     plain: 'grpc-inject-plain',
     send: 'grpc-send-reminder',
+    sdkWrite: 'grpc-push-config',
     noop: 'grpc-noop',
   },
 };
@@ -145,6 +150,31 @@ export function ratioDefs(): RatioDef[] {
         a.inject,
         'serverCpuUsPerReq',
         'context',
+      ),
+    );
+    // What a write beside a task costs next to GetTask on this SDK, and the
+    // non-displacing inject against it: context for the goals above.
+    defs.push(
+      def(
+        'SDK CreateTaskPushNotificationConfig/GetTask CPU µs/req',
+        a.sdkWrite,
+        a.get,
+        'serverCpuUsPerReq',
+        'context (SDK write)',
+      ),
+      def(
+        'SDK CreateTaskPushNotificationConfig/GetTask p50',
+        a.sdkWrite,
+        a.get,
+        'p50Ms',
+        'context (SDK write)',
+      ),
+      def(
+        'Inject (nothing displaced)/SDK CreateTaskPushNotificationConfig CPU µs/req',
+        a.plain,
+        a.sdkWrite,
+        'serverCpuUsPerReq',
+        'context (SDK write)',
       ),
     );
     if (a.stock !== undefined) {

@@ -1,4 +1,4 @@
-import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
+import { SendMessageRequest, TaskPushNotificationConfig, TaskState } from '@a2a-js/sdk';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
 import {
   findReminderRpc,
@@ -13,6 +13,7 @@ import type { InjectIds, InjectStyle } from './inject-request.js';
 import { injectReminderJson } from './inject-request.js';
 import { GRPC_NOOP_PATH } from './noop-routes.js';
 import { pick, roundRobin } from './pick-task.js';
+import { PUSH_CONFIG_ID, pushConfigJson } from './push-config-request.js';
 import { sendReminderJson, type TaskRef } from './send-reminder-request.js';
 import { A2A_HEADERS } from './wire.js';
 
@@ -27,7 +28,12 @@ export interface GrpcArmTarget {
 
 type GrpcArm = Extract<
   ArmName,
-  'grpc-noop' | 'grpc-get' | 'grpc-inject' | 'grpc-inject-plain' | 'grpc-send-reminder'
+  | 'grpc-noop'
+  | 'grpc-get'
+  | 'grpc-inject'
+  | 'grpc-inject-plain'
+  | 'grpc-send-reminder'
+  | 'grpc-push-config'
 >;
 
 const INJECT_PATH = findReminderRpc('InjectTaskReminder')?.grpcPath ?? '';
@@ -52,6 +58,19 @@ function unary<Req, Res>(
       else resolve(value);
     });
   });
+}
+
+/** One call of an SDK A2AService method with that method's own codecs. */
+function sdkCall<Req, Res>(
+  client: grpc.Client,
+  method: {
+    readonly path: string;
+    readonly requestSerialize: (value: Req) => Buffer;
+    readonly responseDeserialize: (bytes: Buffer) => Res;
+  },
+  request: Req,
+): Promise<Res> {
+  return unary(client, method.path, method.requestSerialize, method.responseDeserialize, request);
 }
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
@@ -93,13 +112,7 @@ export function grpcArmCall(arm: GrpcArm, t: GrpcArmTarget): () => Promise<void>
       const m = A2AService.getTask;
       return async () => {
         const request = { tenant: '', id: pick(t.taskIds) };
-        const task = await unary(
-          t.client,
-          m.path,
-          m.requestSerialize,
-          m.responseDeserialize,
-          request,
-        );
+        const task = await sdkCall(t.client, m, request);
         if (task.status?.state !== TaskState.TASK_STATE_WORKING) {
           throw new Error(`GetTask: task ${task.id} not WORKING`);
         }
@@ -110,18 +123,22 @@ export function grpcArmCall(arm: GrpcArm, t: GrpcArmTarget): () => Promise<void>
     case 'grpc-inject-plain':
       // Plain injects add to their task with every request: round robin (pick-task.ts).
       return injectCall(t, 'plain', roundRobin(t.taskIds));
+    case 'grpc-push-config': {
+      const m = A2AService.createTaskPushNotificationConfig;
+      return async () => {
+        const request = TaskPushNotificationConfig.fromJSON(pushConfigJson(pick(t.taskIds)));
+        const reply = await sdkCall(t.client, m, request);
+        if (reply.id !== PUSH_CONFIG_ID || reply.taskId !== request.taskId) {
+          throw new Error(`CreateTaskPushNotificationConfig: unexpected reply ${reply.id}`);
+        }
+      };
+    }
     case 'grpc-send-reminder': {
       const m = A2AService.sendMessage;
       const followUp = roundRobin(t.followUps);
       return async () => {
         const request = SendMessageRequest.fromJSON(sendReminderJson(followUp(), t.ids.next()));
-        const reply = await unary(
-          t.client,
-          m.path,
-          m.requestSerialize,
-          m.responseDeserialize,
-          request,
-        );
+        const reply = await sdkCall(t.client, m, request);
         const payload = reply.payload;
         if (
           payload?.$case !== 'task' ||

@@ -3,6 +3,7 @@ import type { ArmName } from './arms.js';
 import { httpCall } from './http-call.js';
 import { type InjectIds, type InjectStyle, injectReminderJson } from './inject-request.js';
 import { pick, roundRobin } from './pick-task.js';
+import { PUSH_CONFIG_ID, pushConfigJson } from './push-config-request.js';
 import { sendReminderJson, type TaskRef } from './send-reminder-request.js';
 import { A2A_HEADERS, HTTP_PATHS } from './wire.js';
 
@@ -23,11 +24,13 @@ type HttpArm = Extract<
   | 'jsonrpc-inject'
   | 'jsonrpc-inject-plain'
   | 'jsonrpc-send-reminder'
+  | 'jsonrpc-push-config'
   | 'rest-get'
   | 'rest-get-stock'
   | 'rest-inject'
   | 'rest-inject-plain'
   | 'rest-send-reminder'
+  | 'rest-push-config'
 >;
 
 const JSON_HEADERS = { ...A2A_HEADERS, 'content-type': 'application/json' };
@@ -49,6 +52,8 @@ function expectRest(what: string, status: number, body: string, check: (r: Json)
 }
 
 interface Json {
+  readonly id?: string;
+  readonly taskId?: string;
   readonly status?: { readonly state?: string };
   readonly record?: { readonly state?: string };
   readonly taskState?: string;
@@ -56,6 +61,9 @@ interface Json {
   readonly task?: { readonly status?: { readonly state?: string } };
 }
 
+/** The stored push notification config, echoed (PUSH_CONFIG_ID, the task's id). */
+const isPushConfig = (taskId: string) => (c: Json) =>
+  c.id === PUSH_CONFIG_ID && c.taskId === taskId;
 const isWorkingTask = (t: Json) => t.status?.state === 'TASK_STATE_WORKING';
 const isPendingRecord = (r: Json) =>
   r.record?.state === 'REMINDER_STATE_PENDING' && r.taskState === 'TASK_STATE_WORKING';
@@ -120,6 +128,16 @@ export function httpArmCall(arm: HttpArm, t: HttpArmTarget): () => Promise<void>
         const r = await jsonRpc(HTTP_PATHS.jsonrpcStock, 'SendMessage', params);
         expectJsonRpc('SendMessage', r.status, r.body, isWorkingTaskReply);
       };
+    case 'jsonrpc-push-config':
+      return async () => {
+        const taskId = pick(t.taskIds);
+        const r = await jsonRpc(
+          HTTP_PATHS.jsonrpc,
+          'CreateTaskPushNotificationConfig',
+          pushConfigJson(taskId),
+        );
+        expectJsonRpc('CreateTaskPushNotificationConfig', r.status, r.body, isPushConfig(taskId));
+      };
     case 'rest-get':
       return restGet(HTTP_PATHS.rest);
     case 'rest-get-stock':
@@ -128,6 +146,16 @@ export function httpArmCall(arm: HttpArm, t: HttpArmTarget): () => Promise<void>
       return restInject('displacing', () => pick(t.taskIds));
     case 'rest-inject-plain':
       return restInject('plain', plainTarget);
+    case 'rest-push-config':
+      return async () => {
+        const taskId = pick(t.taskIds);
+        const { taskId: _inPath, ...body } = pushConfigJson(taskId);
+        const path = `${HTTP_PATHS.rest}/tasks/${taskId}/pushNotificationConfigs`;
+        const r = await httpCall(t.agent, t.port, 'POST', path, JSON_HEADERS, JSON.stringify(body));
+        if (r.status !== 201 || !isPushConfig(taskId)(JSON.parse(r.body) as Json)) {
+          fail('POST /tasks/{id}/pushNotificationConfigs', r.status, r.body);
+        }
+      };
     case 'rest-send-reminder':
       return async () => {
         const body = JSON.stringify(sendReminderJson(followUp(), t.ids.next()));

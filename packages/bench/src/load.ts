@@ -3,12 +3,10 @@
 // prints `RESULT <json>`; `exit` closes the clients. Prints `READY` when set up.
 import { Agent } from 'node:http';
 import { createInterface } from 'node:readline';
-import * as grpc from '@grpc/grpc-js';
-import { ARMS, type ArmName, isArmName } from './arms.js';
+import { armCallFor } from './arm-call.js';
+import { ARMS, isArmName } from './arms.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { closedLoop } from './closed-loop.js';
-import { grpcArmCall } from './grpc-arm-calls.js';
-import { httpArmCall } from './http-arm-calls.js';
 import { httpCall } from './http-call.js';
 import { InjectIds } from './inject-request.js';
 import type { TaskRef } from './send-reminder-request.js';
@@ -34,21 +32,7 @@ const followUps: TaskRef[] =
     : [];
 const ids = new InjectIds(armName);
 
-let grpcClient: grpc.Client | undefined;
-function armCall(name: ArmName): () => Promise<void> {
-  switch (name) {
-    case 'grpc-noop':
-    case 'grpc-get':
-    case 'grpc-inject':
-    case 'grpc-inject-plain':
-    case 'grpc-send-reminder':
-      grpcClient = new grpc.Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
-      return grpcArmCall(name, { client: grpcClient, taskIds, ids, followUps });
-    default:
-      return httpArmCall(name, { agent, port: httpPort, taskIds, ids, followUps });
-  }
-}
-const call = armCall(armName);
+const { call, close } = armCallFor(armName, { agent, httpPort, grpcPort, taskIds, ids, followUps });
 // One verified call before READY, so a broken arm fails fast with its reason.
 await call();
 console.log(`READY ${ARMS[armName].label}`);
@@ -62,6 +46,6 @@ for await (const line of createInterface({ input: process.stdin })) {
     break;
   }
 }
-grpcClient?.close();
+close();
 agent.destroy();
 process.exit(0);

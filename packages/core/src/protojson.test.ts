@@ -3,7 +3,8 @@ import {
   InjectTaskReminderResponseSchema,
   ListTaskRemindersRequestSchema,
 } from '@a2a-reminders/proto';
-import { create } from '@bufbuild/protobuf';
+import { create, fromJson } from '@bufbuild/protobuf';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ReminderError } from './errors.js';
 import { parseRequestJson, readRequestJson, toResponseJson } from './protojson.js';
@@ -115,6 +116,38 @@ describe('reading ProtoJSON field by field (R8, R41–R43, R45)', () => {
         fields: ['reminder.ttlTurns'],
       });
     }
+  });
+
+  it('R8: string values and JSON-number 32-bit integers read exactly as protobuf-es reads them', () => {
+    // Field by field, the reader must store what protobuf-es's own reading stores.
+    const number = fc.oneof(
+      fc.integer({ min: -(2 ** 33), max: 2 ** 33 }),
+      fc.double(),
+      fc.constantFrom(-0, 0, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32),
+    );
+    // Well-formed Unicode: lone surrogates are refused on purpose (R43), tested below.
+    const text = fc.string({ unit: 'grapheme' });
+    fc.assert(
+      fc.property(text, text, text, number, (taskId, id, body, ttlTurns) => {
+        const json = { taskId, reminder: { id, body, ttlTurns, source: body } };
+        const read = readRequestJson(InjectTaskReminderRequestSchema, json);
+        let reference: unknown;
+        try {
+          reference = fromJson(InjectTaskReminderRequestSchema, json, {
+            ignoreUnknownFields: true,
+          });
+        } catch {
+          reference = undefined;
+        }
+        if (reference === undefined) {
+          expect(fields(read.violations)).toEqual(['reminder.ttlTurns']);
+        } else {
+          expect(read.violations).toEqual([]);
+          expect(read.request).toEqual(reference);
+          expect(Object.is(read.request.reminder?.ttlTurns, ttlTurns)).toBe(true);
+        }
+      }),
+    );
   });
 
   it('R43: a lone surrogate is refused in string fields and anywhere in metadata', () => {
