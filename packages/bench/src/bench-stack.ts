@@ -127,8 +127,8 @@ function withPushNotifications(card: AgentCard): AgentCard {
 }
 
 /**
- * Sends nothing: the anchor's configs point at no receiver, and every arm
- * pays the same one call per event that a sender costs the SDK.
+ * Sends nothing: the anchor's configs point at no receiver. Every event pays
+ * one call of it, whatever arm caused the event.
  */
 const silentPushSender: PushNotificationSender = {
   send: async () => {},
