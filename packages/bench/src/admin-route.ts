@@ -1,4 +1,7 @@
+import type { TaskStore } from '@a2a-js/sdk/server';
+import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
+import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import type { Request, Response } from 'express';
 import type { FollowUpPool } from './follow-up-pool.js';
 import { endPlainReminders } from './plain-reminder-turns.js';
@@ -64,5 +67,36 @@ export function adminFollowUps(pool: FollowUpPool) {
     history: async (_req: Request, res: Response): Promise<void> => {
       res.json(await pool.history());
     },
+  };
+}
+
+/**
+ * `POST /admin/drop-stored-batches` with `{ "ids": [...] }`: removes the last
+ * reminder batch that A2A keeps in each of these stored tasks' metadata
+ * (R30), so the memory phase can weigh what those batches hold on to after
+ * the tasks ended. Diagnostic only; the tasks are the memory phase's own.
+ */
+export function adminDropStoredBatches(taskStore: TaskStore) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const ids = (req.body as { ids?: unknown }).ids;
+    if (!Array.isArray(ids)) {
+      res.status(400).json({ error: 'ids must be an array of task ids' });
+      return;
+    }
+    // The scope every bench request resolves to (seed-tasks.ts).
+    const context = new ServerCallContext({
+      user: new UnauthenticatedUser(),
+      requestedVersion: '1.0',
+    });
+    let dropped = 0;
+    for (const id of ids) {
+      const task = typeof id === 'string' ? await taskStore.load(id, context) : undefined;
+      const metadata = task?.metadata;
+      if (task === undefined || metadata?.[TASK_REMINDERS_EXTENSION_URI] === undefined) continue;
+      const { [TASK_REMINDERS_EXTENSION_URI]: _batch, ...rest } = metadata;
+      await taskStore.save({ ...task, metadata: rest }, context);
+      dropped += 1;
+    }
+    res.json({ dropped });
   };
 }

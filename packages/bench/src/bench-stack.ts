@@ -21,7 +21,13 @@ import { restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import type { Express } from 'express';
 import express from 'express';
-import { adminEndPlainReminders, adminFollowUps, adminStats, adminTasks } from './admin-route.js';
+import {
+  adminDropStoredBatches,
+  adminEndPlainReminders,
+  adminFollowUps,
+  adminStats,
+  adminTasks,
+} from './admin-route.js';
 import { benchAgentCard } from './bench-card.js';
 import { FollowUpPool } from './follow-up-pool.js';
 import { expressNoop, grpcNoopDefinition, grpcNoopImplementation } from './noop-routes.js';
@@ -101,6 +107,7 @@ export function createBenchStack(
     '/admin/end-plain-reminders',
     adminEndPlainReminders(seededTaskIds, executor, reminders),
   );
+  app.post('/admin/drop-stored-batches', express.json(), adminDropStoredBatches(taskStore));
   app.get('/admin/followup-tasks', followUps.list);
   app.post('/admin/followup-tasks', followUps.renew);
   app.get('/admin/followup-history', followUps.history);

@@ -23,6 +23,10 @@ export interface MemoryResult {
   readonly bytesPerDisplacedRecord: number;
   /** afterEnd minus what it would be with no trace of the reminders (before − 2 groups' SDK state). */
   readonly residual: number;
+  /** Of the residual: the heap freed by dropping the last batch each ended task keeps (R30). */
+  readonly storedBatches: number;
+  /** How many of the ended tasks kept such a batch. */
+  readonly tasksWithStoredBatch: number;
 }
 
 const BODY = 'x'.repeat(100);
@@ -98,6 +102,15 @@ export async function memoryPhase(server: ServerProcess, o: MemoryOptions): Prom
   });
   if ((listed.reminders ?? []).length !== 0) throw new Error('records survived retention');
   const afterEnd = await heap();
+  // What of the residual is the last batch A2A keeps in each stored task's metadata (R30).
+  const dropped = await fetch(`http://127.0.0.1:${port}/admin/drop-stored-batches`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ids: withReminders }),
+  });
+  if (!dropped.ok) throw new Error(`drop-stored-batches: HTTP ${dropped.status}`);
+  const tasksWithStoredBatch = ((await dropped.json()) as { dropped: number }).dropped;
+  const afterDrop = await heap();
 
   const reminders = o.tasks * o.perTask;
   const sdkFreedPerGroup = afterDisplace - afterControlEnd;
@@ -112,5 +125,7 @@ export async function memoryPhase(server: ServerProcess, o: MemoryOptions): Prom
     bytesPerPending: (afterInject - before) / reminders,
     bytesPerDisplacedRecord: (afterDisplace - afterInject) / reminders,
     residual: afterEnd - (before - 2 * sdkFreedPerGroup),
+    storedBatches: afterEnd - afterDrop,
+    tasksWithStoredBatch,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArmName } from './arms.js';
-import { errorsLine, followUpLines, plainReminderLines } from './report.js';
+import { errorsLine, followUpLines, memoryLines, plainReminderLines } from './report.js';
 import type { Results, SliceResult } from './slice.js';
 
 function slice(arm: ArmName, extra: Partial<SliceResult>): SliceResult {
@@ -63,5 +63,26 @@ describe('summary lines', () => {
     expect(line).toContain('(info)');
     expect(line).toContain('11.0 (9.0–13.0)');
     expect(line).toContain('at most 14');
+  });
+});
+
+describe('memory lines', () => {
+  it('judges the whole residual and says how much of it the stored batches hold', () => {
+    const text = memoryLines({
+      reminders: 10_000,
+      bodyChars: 100,
+      before: 40e6,
+      afterInject: 47e6,
+      afterDisplace: 59e6,
+      afterEnd: 41e6,
+      sdkFreedPerGroup: 1e6,
+      bytesPerPending: 700,
+      bytesPerDisplacedRecord: 1200,
+      residual: 3e6,
+      storedBatches: 2.5e6,
+      tasksWithStoredBatch: 200,
+    });
+    expect(text).toContain('3.0 MB = 7.5 % of before (goal within 5 %: FAIL)');
+    expect(text).toContain('200 tasks: 2.5 MB; the rest 0.5 MB = 1.3 % of before (info)');
   });
 });
