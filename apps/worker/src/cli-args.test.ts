@@ -53,6 +53,15 @@ describe('worker command line', () => {
     });
   });
 
+  it('takes an OpenAI-compatible endpoint with --model-url and --model', () => {
+    expect(
+      parseWorkerArgs(['--model-url', 'http://127.0.0.1:11434/v1', '--model', 'qwen3:8b']),
+    ).toMatchObject({
+      options: { modelEndpoint: { url: 'http://127.0.0.1:11434/v1', model: 'qwen3:8b' } },
+    });
+    expect(parseWorkerArgs([])).not.toHaveProperty('options.modelEndpoint');
+  });
+
   it('accepts --flag=value', () => {
     const command = parseWorkerArgs(['--port=8080', '--grpc-port=8081']);
     expect(command).toMatchObject({ kind: 'run', options: { port: 8080, grpcPort: 8081 } });
@@ -74,6 +83,14 @@ describe('worker command line', () => {
     [['extra'], 'extra'],
     [['--store', 'mysql://localhost/db'], '--store: Unsupported database URL'],
     [['--store', 'sqlite:'], '--store: No file in SQLite URL'],
+    [['--model', 'gpt-4.1-mini'], '--model needs --model-url'],
+    [['--model-url', 'http://127.0.0.1:8000/v1'], '--model-url needs --model <name>'],
+    [['--model-url', 'localhost:8000', '--model', 'm'], '--model-url must be an http(s) URL'],
+    [['--model-url', 'file:///etc/passwd', '--model', 'm'], '--model-url must be an http(s) URL'],
+    [
+      ['--model-url', 'https://user:sk-123@api.example.com/v1', '--model', 'm'],
+      '--model-url must not carry credentials; set $OPENAI_API_KEY',
+    ],
   ])('rejects %j with a usage error', (argv, message) => {
     expect(() => parseWorkerArgs(argv)).toThrow(UsageError);
     expect(() => parseWorkerArgs(argv)).toThrow(message);

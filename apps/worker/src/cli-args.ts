@@ -16,7 +16,20 @@ export interface WorkerCliOptions {
   readonly replicaId?: string;
   /** PostgreSQL: lease length in ms (R53). */
   readonly leaseMs?: number;
+  /** An OpenAI-compatible endpoint to run the agent on, instead of the offline scripted model. */
+  readonly modelEndpoint?: ModelEndpoint;
 }
+
+/** `--model-url` and `--model`; the key comes from {@link MODEL_API_KEY_ENV}, never a flag. */
+export interface ModelEndpoint {
+  /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:11434/v1`. */
+  readonly url: string;
+  /** The model name the endpoint knows. */
+  readonly model: string;
+}
+
+/** The environment variable the model endpoint's API key is read from (none: no key sent). */
+export const MODEL_API_KEY_ENV = 'OPENAI_API_KEY';
 
 export type WorkerCommand =
   | { readonly kind: 'run'; readonly options: WorkerCliOptions }
@@ -60,6 +73,10 @@ Options:
   --turn-ms <ms>      pause between turns in milliseconds (default ${WORKER_DEFAULTS.turnMs}; at least
                       ${MIN_UNLIMITED_TURN_MS} with --turns 0)
   --log-prompts       print every turn's prompt, showing where each reminder went
+  --model-url <url>   run the agent on an OpenAI-compatible endpoint (chat completions with
+                      tools: a hosted provider, or Ollama, vLLM, llama.cpp) instead of the
+                      offline scripted model; the API key, if any, is read from $${MODEL_API_KEY_ENV}
+  --model <name>      the model to use at --model-url (required with it)
   --store <url>       where tasks and reminders live: memory, sqlite:<file> or
                       postgres://user@host:port/database (default ${WORKER_DEFAULTS.store},
                       in the working directory; its absolute path is printed at start)
@@ -100,6 +117,7 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
       ...(values['lease-ms'] === undefined
         ? {}
         : { leaseMs: intOption('--lease-ms', values['lease-ms'], 10_000, 200, 3_600_000) }),
+      ...modelOption(values['model-url'], values.model),
     },
   };
 }
@@ -119,6 +137,8 @@ function parse(argv: readonly string[]) {
       store: { type: 'string' },
       'replica-id': { type: 'string' },
       'lease-ms': { type: 'string' },
+      'model-url': { type: 'string' },
+      model: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -149,4 +169,29 @@ function storeOption(raw: string | undefined): string {
     throw new UsageError(`--store: ${(error as Error).message} Or pass memory.`);
   }
   return raw;
+}
+
+function modelOption(
+  url: string | undefined,
+  model: string | undefined,
+): { modelEndpoint?: ModelEndpoint } {
+  if (url === undefined && model === undefined) return {};
+  if (url === undefined) throw new UsageError('--model needs --model-url');
+  if (model === undefined || model.trim() === '') {
+    throw new UsageError('--model-url needs --model <name>');
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--model-url must be an http(s) URL, got "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new UsageError(`--model-url must be an http(s) URL, got "${url}"`);
+  }
+  // A key in the URL would show in logs and process lists: keys come from the environment.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new UsageError(`--model-url must not carry credentials; set $${MODEL_API_KEY_ENV}`);
+  }
+  return { modelEndpoint: { url, model } };
 }

@@ -6,7 +6,9 @@ import {
   ListTaskRemindersRequestSchema,
   ReminderState,
 } from '@a2a-reminders/proto';
+import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { create } from '@bufbuild/protobuf';
+import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it, vi } from 'vitest';
 import { collect, delegation, inProcessAgent } from './testing/in-process-agent.js';
 
@@ -90,7 +92,7 @@ describe('coding agent loop', () => {
     expect(task.history.some((m) => messageText(m).includes(REBASE))).toBe(false);
   });
 
-  it('honours roleHint with a developer message', async () => {
+  it('renders a developer roleHint as a system message, the AI SDK prompt having no developer role (R37)', async () => {
     const agent = inProcessAgent(3);
     agent.model.hooks.set(1, async (prompt) => {
       await agent.reminders.injectTaskReminder(
@@ -108,7 +110,8 @@ describe('coding agent loop', () => {
     });
     const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
     const turn2 = agent.model.prompts.find((p) => p.turn === 2);
-    expect(turn2?.messages.at(-1)).toMatchObject({ role: 'developer', origin: 'reminder' });
+    // Providers map system to developer where a model wants that; never to user.
+    expect(turn2?.messages.at(-1)).toMatchObject({ role: 'system', origin: 'reminder' });
     expect(progressTexts(items)).toContain(
       'turn 2/3 fix: Fix what CI reported, then re-run those tests',
     );
@@ -203,5 +206,63 @@ describe('coding agent loop', () => {
       agent.context(),
     );
     expect(reminders.map((r) => r.state)).toEqual([ReminderState.DROPPED]);
+  });
+
+  describe('on a model that does not follow the script', () => {
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    };
+    const toolCall = (name: string, summary: string): LanguageModelV3GenerateResult => ({
+      content: [
+        { type: 'tool-call', toolCallId: name, toolName: name, input: JSON.stringify({ summary }) },
+      ],
+      finishReason: { unified: 'tool-calls', raw: undefined },
+      usage,
+      warnings: [],
+    });
+
+    it('takes a closing text answer as its report', async () => {
+      const answers: LanguageModelV3GenerateResult[] = [
+        toolCall('plan', 'Plan it'),
+        {
+          content: [{ type: 'text', text: 'All tests pass now.\nDetails follow.' }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage,
+          warnings: [],
+        },
+      ];
+      const model = new MockLanguageModelV3({ doGenerate: answers });
+      const agent = inProcessAgent(5, model);
+      const items = await collect(
+        agent.handler.sendMessageStream(delegation(TASK), agent.context()),
+      );
+      expect(progressTexts(items)).toEqual([
+        'turn 1/5 plan: Plan it',
+        'turn 2/5 report: All tests pass now.',
+        'Done in 2 turns.',
+      ]);
+    });
+
+    it('requires the report tool on the last turn, and completes there even if the model will not report', async () => {
+      const model = new MockLanguageModelV3({
+        doGenerate: async () => toolCall('edit', 'More edits'),
+      });
+      const agent = inProcessAgent(3, model);
+      const items = await collect(
+        agent.handler.sendMessageStream(delegation(TASK), agent.context()),
+      );
+      expect(model.doGenerateCalls.map((c) => c.toolChoice)).toEqual([
+        { type: 'auto' },
+        { type: 'auto' },
+        { type: 'tool', toolName: 'report' },
+      ]);
+      // The last turn's answer breaks the requirement: it is dropped, and the task completes.
+      expect(progressTexts(items)).toEqual([
+        'turn 1/3 edit: More edits',
+        'turn 2/3 edit: More edits',
+        'Done in 2 turns.',
+      ]);
+    });
   });
 });

@@ -2,15 +2,21 @@ import type { Artifact, Message, Task, TaskStatus } from '@a2a-js/sdk';
 import { Role, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
+import { reminderPrepareStep } from '@a2a-reminders/ai-sdk';
 import type { ReminderService } from '@a2a-reminders/core';
-import { textMessage, textPart } from '@a2a-reminders/core';
-import type { Model, Step, TurnPrompt } from './model.js';
-import { buildTurnPrompt, turnOfMax } from './turn-prompt.js';
+import { messageText, textMessage, textPart } from '@a2a-reminders/core';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { ModelMessage } from 'ai';
+import { generateText, hasToolCall, stepCountIs, ToolChoiceViolationError } from 'ai';
+import { codingTools, STEP_TOOL_NAMES } from './coding-tools.js';
+import type { Step, TurnPrompt } from './model.js';
+import { AGENT_INSTRUCTIONS, turnOfMax, turnPromptOf } from './turn-prompt.js';
 
 export interface CodingAgentOptions {
   /** Core's service; only the turn boundary is needed here. */
   readonly reminders: Pick<ReminderService, 'beginTurn'>;
-  readonly model: Model;
+  /** Any AI SDK language model: the offline scripted one, or an OpenAI-compatible endpoint's. */
+  readonly model: LanguageModelV3;
   /**
    * Most turns a task may take (`--turns`). `Infinity`: no limit, the task
    * works until it is cancelled or the model finishes it (`--turns 0`), so a
@@ -19,8 +25,11 @@ export interface CodingAgentOptions {
   readonly maxTurns: number;
   /** Pause between turns in ms (`--turn-ms`). */
   readonly turnMs: number;
-  /** Called with every turn's prompt (`--log-prompts`). */
-  readonly onPrompt?: (prompt: TurnPrompt) => void;
+  /**
+   * Called with every turn's prompt before the model reads it (`--log-prompts`);
+   * the turn waits for it, and `signal` tells it the task was cancelled.
+   */
+  readonly onPrompt?: (prompt: TurnPrompt, signal: AbortSignal) => void | Promise<void>;
 }
 
 /** One task's loop in this process. */
@@ -31,8 +40,9 @@ interface Run {
 
 /**
  * The worker's agent: each task runs a multi-turn loop of a delegated coding
- * job. At every turn boundary it takes that turn's reminders from core and
- * renders them into the turn's prompt only (issue 5). Run it through
+ * job on the AI SDK's tool loop, one turn per step. At every step the
+ * reminder adapter (`@a2a-reminders/ai-sdk`) marks the turn boundary and
+ * puts that turn's reminders into that step's prompt only (issue 5, 14). Run it through
  * `reminders.wrapExecutor(...)` so every terminal status is preceded by the
  * reminders' final events (spec: Task end).
  */
@@ -115,31 +125,75 @@ export class CodingAgentExecutor implements AgentExecutor {
     publishStatus(TaskState.TASK_STATE_WORKING);
 
     const steps: Step[] = [];
-    for (;;) {
-      if (signal.aborted) {
-        publishStatus(TaskState.TASK_STATE_CANCELED, `Cancelled after ${steps.length} turns.`);
-        return;
-      }
-      const { turn, reminders: surfaced } = await reminders.beginTurn(context, bus);
-      const prompt = buildTurnPrompt({
-        taskId,
-        turn,
-        maxTurns,
-        history: task.history,
-        steps,
-        reminders: surfaced,
-      });
-      onPrompt?.(prompt);
-      let step = await model.nextStep(prompt, signal);
-      // A model that never finishes still stops at the turn limit.
-      if (turn >= maxTurns && !step.done) step = { ...step, done: true };
+    let turn = 0;
+    const onStep = async (step: Step): Promise<string> => {
       steps.push(step);
       publishStatus(
         TaskState.TASK_STATE_WORKING,
         `turn ${turnOfMax(turn, maxTurns)} ${step.kind}: ${step.summary}`,
       );
-      if (step.done) break;
-      await pause(turnMs, signal);
+      if (!step.done) await pause(turnMs, signal);
+      return 'done';
+    };
+    const withReminders = reminderPrepareStep(
+      async () => {
+        const begun = await reminders.beginTurn(context, bus);
+        turn = begun.turn;
+        return begun;
+      },
+      {
+        // Checked before the boundary, so a cancelled task takes no new turn.
+        prepareStep: () => {
+          if (signal.aborted) throw new TaskCancelled();
+          return undefined;
+        },
+      },
+    );
+    // The task's own messages are what the requester sent; status texts are progress.
+    const history: ModelMessage[] = task.history
+      .filter((m) => m.role === Role.ROLE_USER)
+      .map((m) => ({ role: 'user', content: messageText(m) }));
+    let result: { readonly text: string; readonly toolCalls: readonly unknown[] } | undefined;
+    try {
+      result = await generateText({
+        model,
+        system: AGENT_INSTRUCTIONS,
+        messages: history,
+        tools: codingTools(onStep),
+        stopWhen: [hasToolCall(STEP_TOOL_NAMES.report), stepCountIs(maxTurns)],
+        prepareStep: async (step) => {
+          const prepared = await withReminders(step);
+          const messages = prepared?.messages ?? step.messages;
+          await onPrompt?.(
+            turnPromptOf({ taskId, turn, maxTurns, loopMessages: step.messages, messages }),
+            signal,
+          );
+          // The last allowed turn reports, whatever the model would rather do.
+          return turn >= maxTurns
+            ? { ...prepared, toolChoice: { type: 'tool', toolName: STEP_TOOL_NAMES.report } }
+            : prepared;
+        },
+      });
+    } catch (error) {
+      if (signal.aborted) {
+        publishStatus(TaskState.TASK_STATE_CANCELED, `Cancelled after ${steps.length} turns.`);
+        return;
+      }
+      // A model that will not call the report the last turn requires: the turn
+      // limit ends the task all the same, without that turn's answer.
+      if (!(ToolChoiceViolationError.isInstance(error) && turn >= maxTurns)) throw error;
+    }
+
+    const last = steps.at(-1);
+    if (last === undefined || !last.done) {
+      // The model answered in text instead of a tool (its report), or hit the
+      // turn limit without reporting: either way its last turn ends the task.
+      const text = (result?.text.trim().split('\n')[0] ?? '').slice(0, MAX_SUMMARY_CHARS);
+      if (result?.toolCalls.length === 0 && text !== '') {
+        await onStep({ kind: 'report', summary: text, done: true });
+      } else if (last !== undefined) {
+        steps[steps.length - 1] = { ...last, done: true };
+      }
     }
 
     bus.publish(
@@ -153,6 +207,16 @@ export class CodingAgentExecutor implements AgentExecutor {
       }),
     );
     publishStatus(TaskState.TASK_STATE_COMPLETED, `Done in ${steps.length} turns.`);
+  }
+}
+
+/** The most of a model's closing text that its progress update quotes. */
+const MAX_SUMMARY_CHARS = 200;
+
+/** Thrown at a turn boundary of a cancelled task, to leave the tool loop there. */
+class TaskCancelled extends Error {
+  constructor() {
+    super('task cancelled');
   }
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { parseWorkerArgs, UsageError, WORKER_USAGE } from './cli-args.js';
+import { MODEL_API_KEY_ENV, parseWorkerArgs, UsageError, WORKER_USAGE } from './cli-args.js';
+import { endpointModel } from './model-endpoint.js';
 import { formatPromptForLog } from './turn-prompt.js';
 import { startWorker } from './worker-server.js';
 
@@ -16,9 +17,12 @@ async function main(): Promise<number> {
     console.log(command.text);
     return 0;
   }
-  const { logPrompts, ...options } = command.options;
+  const { logPrompts, modelEndpoint, ...options } = command.options;
   const worker = await startWorker({
     ...options,
+    ...(modelEndpoint === undefined
+      ? {}
+      : { model: endpointModel(modelEndpoint, process.env[MODEL_API_KEY_ENV]) }),
     ...(logPrompts ? { onPrompt: (p) => console.log(formatPromptForLog(p)) } : {}),
   });
   // Handlers go in before READY: a supervisor may signal the moment it reads the line.
@@ -31,6 +35,9 @@ async function main(): Promise<number> {
   console.log(`STORE ${worker.storeLocation}`);
   if (worker.replica !== undefined) {
     console.log(`REPLICA ${worker.replica.id} lease-ms=${worker.replica.leaseMs}`);
+  }
+  if (modelEndpoint !== undefined) {
+    console.log(`MODEL ${modelEndpoint.model} at ${modelEndpoint.url}`);
   }
   if (worker.interruptedTasks > 0) {
     console.log(

@@ -1,7 +1,9 @@
 /**
- * The seam between the agent loop and a model (issue 5: "it sits behind a
- * small model interface so a real one can be plugged in later"). The loop
- * builds one {@link TurnPrompt} per turn and asks the model for the next step.
+ * The worker's view of its model turns. The loop itself runs on the Vercel
+ * AI SDK (coding-agent-executor.ts): each step of its tool loop is one turn,
+ * the model any AI SDK language model (the offline scripted one, or an
+ * OpenAI-compatible endpoint). {@link TurnPrompt} is what one turn's prompt
+ * holds, as `--log-prompts` prints it and tests read it.
  */
 
 /**
@@ -9,7 +11,7 @@
  * instructions and ambient context; only `user` speaks for the task's
  * requester, and reminders never use it (spec: Rendering).
  */
-export type ChatRole = 'system' | 'developer' | 'user' | 'assistant';
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
 export interface ChatMessage {
   readonly role: ChatRole;
@@ -42,8 +44,4 @@ export interface Step {
   readonly summary: string;
   /** True when this step finishes the task. */
   readonly done: boolean;
-}
-
-export interface Model {
-  nextStep(prompt: TurnPrompt, signal?: AbortSignal): Promise<Step>;
 }

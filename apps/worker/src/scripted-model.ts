@@ -1,24 +1,102 @@
-import type { Model, Step, StepKind, TurnPrompt } from './model.js';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
+import { STEP_TOOL_NAMES, stepKindOfTool } from './coding-tools.js';
+import type { Step, StepKind, TurnPrompt } from './model.js';
+import { chatMessagesOf } from './prompt-view.js';
 
 /**
  * A deterministic stand-in for a language model, so the worker runs offline
- * with no keys (issue 5). It reads only what a real model would read, the
- * prompt's roles and text, and reacts visibly to ambient context:
+ * with no keys (issue 5), as an AI SDK language model (issue 14): each call
+ * answers with one call of a step tool (coding-tools.ts). It reads only what
+ * a real model would read, the prompt's roles and text, and reacts visibly
+ * to ambient context:
  * - a budget or cost signal makes it wrap up now and report on the next turn;
  * - an upstream merge (or a request to rebase) inserts a rebase step;
  * - a failing CI run inserts a fix step;
- * otherwise it walks a fixed plan: plan, read, then edit and test in turn,
- * and reports on the last allowed turn.
+ * otherwise it walks a fixed plan: plan, read, then edit and test in turn.
+ * A tool the call requires (`toolChoice`) is the tool it calls: the worker
+ * requires `report` on the last allowed turn.
  */
-export class ScriptedModel implements Model {
-  async nextStep(prompt: TurnPrompt): Promise<Step> {
-    return scriptedStep(prompt);
+export class ScriptedLanguageModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3';
+  readonly provider = 'a2a-reminders';
+  readonly modelId = 'scripted';
+  readonly supportedUrls = {};
+  #calls = 0;
+
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    const step = scriptedStep(turnPromptOfCall(options));
+    this.#calls += 1;
+    return {
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: `scripted-${this.#calls}`,
+          toolName: STEP_TOOL_NAMES[step.kind],
+          input: JSON.stringify({ summary: step.summary }),
+        },
+      ],
+      finishReason: { unified: 'tool-calls', raw: undefined },
+      usage: NO_USAGE,
+      warnings: [],
+    };
   }
+
+  async doStream(options: LanguageModelV3CallOptions) {
+    const { content, finishReason, usage } = await this.doGenerate(options);
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      ...content.flatMap((c): LanguageModelV3StreamPart[] => (c.type === 'tool-call' ? [c] : [])),
+      { type: 'finish', finishReason, usage },
+    ];
+    return {
+      stream: new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
+  }
+}
+
+const NO_USAGE = {
+  inputTokens: {
+    total: undefined,
+    noCache: undefined,
+    cacheRead: undefined,
+    cacheWrite: undefined,
+  },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+};
+
+/**
+ * The scripted model's reading of one call: the prompt's messages, its turn
+ * (one past the steps taken so far), and a turn limit that is reached when
+ * the call requires `report`.
+ */
+function turnPromptOfCall(options: LanguageModelV3CallOptions): TurnPrompt {
+  const messages = chatMessagesOf(options.prompt, (m, i) =>
+    m.role === 'user' ? 'task-history' : i === 0 ? 'instructions' : 'working-memory',
+  );
+  const turn = messages.filter((m) => m.role === 'assistant').length + 1;
+  const required =
+    options.toolChoice?.type === 'tool' ? stepKindOfTool(options.toolChoice.toolName) : undefined;
+  return {
+    taskId: '',
+    turn,
+    maxTurns: required === 'report' ? turn : Number.POSITIVE_INFINITY,
+    messages,
+  };
 }
 
 const BASE_KINDS: readonly StepKind[] = ['plan', 'read', 'edit', 'test'];
 
-/** The pure decision of {@link ScriptedModel}, exported for tests. */
+/** The pure decision of {@link ScriptedLanguageModel}, exported for tests. */
 export function scriptedStep(prompt: TurnPrompt): Step {
   const previous = previousSteps(prompt);
   const last = previous.at(-1);

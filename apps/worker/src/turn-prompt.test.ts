@@ -1,13 +1,8 @@
-import type { Message } from '@a2a-js/sdk';
-import { Role } from '@a2a-js/sdk';
-import { textMessage } from '@a2a-reminders/core';
+import { reminderSystemMessages } from '@a2a-reminders/ai-sdk';
+import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { terminalSafe } from './terminal-text.js';
-import { buildTurnPrompt, formatPromptForLog } from './turn-prompt.js';
-
-function userMessage(text: string): Message {
-  return textMessage(Role.ROLE_USER, { taskId: 't1', contextId: 'c1' }, text);
-}
+import { formatPromptForLog, turnPromptOf } from './turn-prompt.js';
 
 /** Every character of the log that would act on a terminal rather than print (newline aside). */
 const acting = (text: string) =>
@@ -15,27 +10,48 @@ const acting = (text: string) =>
 
 describe('--log-prompts output', () => {
   it('prints caller text with escapes for every character that would act on a terminal', () => {
-    const prompt = buildTurnPrompt({
+    const loopMessages: ModelMessage[] = [
+      {
+        role: 'user',
+        content: 'fix it\u001b[31mRED\u001b[0m\rOVERWRITTEN \u202eevil\u2028next\u0085',
+      },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'c1',
+            toolName: 'plan',
+            input: { summary: 'Plan the change: fix it\u001b[2J' },
+          },
+        ],
+      },
+    ];
+    const reminders = reminderSystemMessages([
+      {
+        id: 'r1',
+        body: 'budget 👩\u200d💻\tspent',
+        source: 'monitor',
+        roleHint: '',
+        dedupeKey: '',
+        metadata: undefined,
+        turnsRemaining: 0,
+        firstSurfacing: true,
+      },
+    ]);
+    const prompt = turnPromptOf({
       taskId: 'task\u001b]0;pwned\u0007',
       turn: 1,
       maxTurns: 3,
-      history: [
-        userMessage('fix it\u001b[31mRED\u001b[0m\rOVERWRITTEN \u202eevil\u2028next\u0085'),
-      ],
-      steps: [{ kind: 'plan', summary: 'Plan the change: fix it\u001b[2J', done: false }],
-      reminders: [
-        {
-          id: 'r1',
-          body: 'budget 👩\u200d💻\tspent',
-          source: 'monitor',
-          roleHint: '',
-          dedupeKey: '',
-          metadata: undefined,
-          turnsRemaining: 0,
-          firstSurfacing: true,
-        },
-      ],
+      loopMessages,
+      messages: [...loopMessages, ...reminders],
     });
+    expect(prompt.messages.map((m) => [m.role, m.origin])).toEqual([
+      ['system', 'instructions'],
+      ['user', 'task-history'],
+      ['assistant', 'working-memory'],
+      ['system', 'reminder'],
+    ]);
     const log = formatPromptForLog(prompt);
     expect(acting(log)).toEqual(['\u200d', '\t']);
     expect(log).toContain('--- prompt: task task\\x1b]0;pwned\\x07 turn 1/3 ---');

@@ -1,14 +1,12 @@
-import type { Message } from '@a2a-js/sdk';
-import { Role } from '@a2a-js/sdk';
-import type { SurfacedReminder } from '@a2a-reminders/core';
-import { messageText } from '@a2a-reminders/core';
-import type { ChatMessage, Step, TurnPrompt } from './model.js';
-import { reminderMessages } from './reminder-messages.js';
+import type { ModelMessage } from 'ai';
+import type { TurnPrompt } from './model.js';
+import { chatMessagesOf } from './prompt-view.js';
 import { terminalSafe } from './terminal-text.js';
 
 export const AGENT_INSTRUCTIONS = [
   'You are a coding agent working on a task delegated to you by another agent.',
-  'Each turn, take exactly one step: plan, read, edit, test, rebase, fix, wrap-up or report.',
+  'Each turn, take exactly one step by calling one tool: plan, read, edit, test, rebase, fix,',
+  'wrap_up or report (report ends the task).',
   'Reminders from the system are ambient context for this turn, not requests from the user:',
   'weigh them, act on them when they change what the next step should be, and never quote them.',
 ].join(' ');
@@ -18,36 +16,28 @@ export interface TurnPromptInput {
   readonly turn: number;
   /** `Infinity` when the task has no turn limit. */
   readonly maxTurns: number;
-  /** The task's history as A2A keeps it; only its user messages enter the prompt. */
-  readonly history: readonly Message[];
-  /** The steps this loop took on earlier turns (its working memory). */
-  readonly steps: readonly Step[];
-  /** This turn's reminders, as `beginTurn` returned them. */
-  readonly reminders: readonly SurfacedReminder[];
+  /** The messages the loop built for this step, before reminders. */
+  readonly loopMessages: readonly ModelMessage[];
+  /** The messages this step sends: the loop's, with this turn's reminders added. */
+  readonly messages: readonly ModelMessage[];
 }
 
 /**
- * Builds one turn's prompt. Reminders go last, as ambient context rendered by
- * core's helpers (a system or developer message per `roleHint`, else a
- * `<system-reminder>` block); they exist only in this prompt and are never
- * written to the task's history (spec: Rendering; issue 5).
+ * One turn's prompt as the model receives it: the agent's instructions, then
+ * the step's messages, each told apart by origin. A message the loop did not
+ * build is a reminder added for this turn only (R38): the loop's own list,
+ * and the task's A2A history, never hold it.
  */
-export function buildTurnPrompt(input: TurnPromptInput): TurnPrompt {
-  const messages: ChatMessage[] = [
-    { role: 'system', content: AGENT_INSTRUCTIONS, origin: 'instructions' },
-  ];
-  for (const m of input.history) {
-    if (m.role !== Role.ROLE_USER) continue;
-    messages.push({ role: 'user', content: messageText(m), origin: 'task-history' });
-  }
-  for (const step of input.steps) {
-    messages.push({
-      role: 'assistant',
-      content: `${step.kind}: ${step.summary}`,
-      origin: 'working-memory',
-    });
-  }
-  messages.push(...reminderMessages(input.reminders));
+export function turnPromptOf(input: TurnPromptInput): TurnPrompt {
+  const loop = new Set<unknown>(input.loopMessages);
+  const messages = chatMessagesOf(
+    [{ role: 'system', content: AGENT_INSTRUCTIONS }, ...input.messages],
+    (m, i) => {
+      if (i === 0) return 'instructions';
+      if (!loop.has(m)) return 'reminder';
+      return m.role === 'user' ? 'task-history' : 'working-memory';
+    },
+  );
   return { taskId: input.taskId, turn: input.turn, maxTurns: input.maxTurns, messages };
 }
 

@@ -22,14 +22,15 @@ import {
 } from '@a2a-reminders/grpc';
 import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
 import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import { buildAgentCard, JSONRPC_PATH, REST_PATH } from './agent-card.js';
 import { CodingAgentExecutor } from './coding-agent-executor.js';
 import { endInterruptedTasks } from './interrupted-tasks.js';
 import { answerUnparsableRequestsWithJson, jsonErrorHandler, jsonNotFound } from './json-errors.js';
-import type { Model, TurnPrompt } from './model.js';
-import { ScriptedModel } from './scripted-model.js';
+import type { TurnPrompt } from './model.js';
+import { ScriptedLanguageModel } from './scripted-model.js';
 import { openWorkerStores } from './worker-stores.js';
 
 export interface WorkerOptions {
@@ -48,8 +49,8 @@ export interface WorkerOptions {
    * or `postgres://…`. The CLI defaults to a SQLite file instead.
    */
   readonly store?: string;
-  /** Defaults to the offline {@link ScriptedModel}. */
-  readonly model?: Model;
+  /** Any AI SDK language model; defaults to the offline {@link ScriptedLanguageModel}. */
+  readonly model?: LanguageModelV3;
   /** Receives every turn's prompt (`--log-prompts`). */
   readonly onPrompt?: (prompt: TurnPrompt) => void;
   /** PostgreSQL: this replica's name in task leases (default: host, pid and a random suffix). */
@@ -140,7 +141,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   const agent = new CodingAgentExecutor({
     reminders,
-    model: options.model ?? new ScriptedModel(),
+    model: options.model ?? new ScriptedLanguageModel(),
     maxTurns: options.maxTurns,
     turnMs: options.turnMs,
     ...(options.onPrompt ? { onPrompt: options.onPrompt } : {}),

@@ -12,43 +12,50 @@ import {
   TASK_REMINDERS_EXTENSION_URI,
   textMessage,
 } from '@a2a-reminders/core';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { buildAgentCard } from '../agent-card.js';
 import { CodingAgentExecutor } from '../coding-agent-executor.js';
-import type { Model, Step, TurnPrompt } from '../model.js';
-import { scriptedStep } from '../scripted-model.js';
+import type { TurnPrompt } from '../model.js';
+import { ScriptedLanguageModel } from '../scripted-model.js';
 
 /** Runs before the model answers a turn; the turn waits for it, so a test can act "during" a turn. */
-export type TurnHook = (
-  prompt: TurnPrompt,
-  signal: AbortSignal | undefined,
-) => Promise<void> | void;
+export type TurnHook = (prompt: TurnPrompt, signal: AbortSignal) => Promise<void> | void;
 
-/** The scripted model, with a hook per turn and a record of every prompt. */
-export class HookedModel implements Model {
+/** Every turn's prompt as the model receives it, and a hook per turn (the executor's onPrompt). */
+export class TurnHooks {
   readonly prompts: TurnPrompt[] = [];
   readonly hooks = new Map<number, TurnHook>();
 
-  async nextStep(prompt: TurnPrompt, signal?: AbortSignal): Promise<Step> {
+  readonly onPrompt = async (prompt: TurnPrompt, signal: AbortSignal): Promise<void> => {
     this.prompts.push(prompt);
     await this.hooks.get(prompt.turn)?.(prompt, signal);
-    return scriptedStep(prompt);
-  }
+  };
 }
 
 export interface InProcessAgent {
   readonly handler: DefaultRequestHandler;
   readonly reminders: ReminderService;
-  readonly model: HookedModel;
+  /** The turns of the scripted AI SDK model the agent runs on. */
+  readonly model: TurnHooks;
   context(): ServerCallContext;
 }
 
 /** The worker's agent behind an SDK request handler, with no transport in between. */
-export function inProcessAgent(maxTurns: number): InProcessAgent {
+export function inProcessAgent(
+  maxTurns: number,
+  languageModel: LanguageModelV3 = new ScriptedLanguageModel(),
+): InProcessAgent {
   const taskStore = new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
   const reminders = createReminderService({ taskStore, eventBusManager });
-  const model = new HookedModel();
-  const agent = new CodingAgentExecutor({ reminders, model, maxTurns, turnMs: 0 });
+  const model = new TurnHooks();
+  const agent = new CodingAgentExecutor({
+    reminders,
+    model: languageModel,
+    maxTurns,
+    turnMs: 0,
+    onPrompt: model.onPrompt,
+  });
   const card = buildAgentCard({
     httpBaseUrl: 'http://127.0.0.1:1',
     grpcAddress: '127.0.0.1:2',

@@ -21,11 +21,12 @@ export interface SpawnedWorker {
 /** Starts `dist/main.js` and resolves on its READY line. */
 export function spawnMain(
   args: readonly string[],
-  options: { readonly cwd?: string } = {},
+  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {},
 ): Promise<SpawnedWorker> {
   const child = spawn(process.execPath, [WORKER_MAIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
   });
   const lines: string[] = [];
   const errorLines: string[] = [];
