@@ -1,8 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Verdicts never depend on the machine's speed (issue 8 §7): property tests
-// run a bounded number of cases, and the test timeout is only a hang guard,
-// generous enough for a loaded two-core machine.
+// Verdicts never depend on the machine's speed: the test timeout is only a
+// hang guard, generous enough for a loaded two-core machine.
 export default defineConfig({
   test: {
     testTimeout: 120_000,

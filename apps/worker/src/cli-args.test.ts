@@ -89,7 +89,7 @@ describe('worker command line', () => {
     [['--model-url', 'file:///etc/passwd', '--model', 'm'], '--model-url must be an http(s) URL'],
     [
       ['--model-url', 'https://user:sk-123@api.example.com/v1', '--model', 'm'],
-      '--model-url must not carry credentials; set $OPENAI_API_KEY',
+      '--model-url must not carry credentials; set $A2A_REMINDERS_MODEL_API_KEY',
     ],
   ])('rejects %j with a usage error', (argv, message) => {
     expect(() => parseWorkerArgs(argv)).toThrow(UsageError);

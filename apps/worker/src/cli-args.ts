@@ -28,8 +28,12 @@ export interface ModelEndpoint {
   readonly model: string;
 }
 
-/** The environment variable the model endpoint's API key is read from (none: no key sent). */
-export const MODEL_API_KEY_ENV = 'OPENAI_API_KEY';
+/**
+ * The environment variable the model endpoint's API key is read from (unset:
+ * no key sent). A name of this project's own, so a key exported for another
+ * tool never goes to whatever `--model-url` names.
+ */
+export const MODEL_API_KEY_ENV = 'A2A_REMINDERS_MODEL_API_KEY';
 
 export type WorkerCommand =
   | { readonly kind: 'run'; readonly options: WorkerCliOptions }

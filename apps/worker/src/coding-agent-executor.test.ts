@@ -51,7 +51,7 @@ describe('coding agent loop', () => {
   it('renders a reminder into the next turn prompt only, as ambient context, never into history', async () => {
     const agent = inProcessAgent(6);
     let taskId = '';
-    agent.model.hooks.set(1, async (prompt) => {
+    agent.turns.hooks.set(1, async (prompt) => {
       taskId = prompt.taskId;
       await agent.reminders.injectTaskReminder(
         create(InjectTaskReminderRequestSchema, {
@@ -63,7 +63,7 @@ describe('coding agent loop', () => {
     });
     const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
 
-    const carrying = agent.model.prompts.filter((p) =>
+    const carrying = agent.turns.prompts.filter((p) =>
       p.messages.some((m) => m.content.includes(REBASE)),
     );
     expect(carrying.map((p) => p.turn)).toEqual([2]);
@@ -94,7 +94,7 @@ describe('coding agent loop', () => {
 
   it('renders a developer roleHint as a system message, the AI SDK prompt having no developer role (R37)', async () => {
     const agent = inProcessAgent(3);
-    agent.model.hooks.set(1, async (prompt) => {
+    agent.turns.hooks.set(1, async (prompt) => {
       await agent.reminders.injectTaskReminder(
         create(InjectTaskReminderRequestSchema, {
           taskId: prompt.taskId,
@@ -109,7 +109,7 @@ describe('coding agent loop', () => {
       );
     });
     const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
-    const turn2 = agent.model.prompts.find((p) => p.turn === 2);
+    const turn2 = agent.turns.prompts.find((p) => p.turn === 2);
     // Providers map system to developer where a model wants that; never to user.
     expect(turn2?.messages.at(-1)).toMatchObject({ role: 'system', origin: 'reminder' });
     expect(progressTexts(items)).toContain(
@@ -119,7 +119,7 @@ describe('coding agent loop', () => {
 
   it('wraps up early on a cost-budget reminder', async () => {
     const agent = inProcessAgent(12);
-    agent.model.hooks.set(2, async (prompt) => {
+    agent.turns.hooks.set(2, async (prompt) => {
       await agent.reminders.injectTaskReminder(
         create(InjectTaskReminderRequestSchema, {
           taskId: prompt.taskId,
@@ -141,7 +141,7 @@ describe('coding agent loop', () => {
     // Far past the default limit of 12 and the scripted plan's length.
     const lastTurn = 40;
     let cancelled: Promise<unknown> | undefined;
-    agent.model.hooks.set(lastTurn, async (prompt, signal) => {
+    agent.turns.hooks.set(lastTurn, async (prompt, signal) => {
       cancelled = agent.handler.cancelTask(
         { tenant: '', id: prompt.taskId, metadata: undefined },
         agent.context(),
@@ -166,7 +166,7 @@ describe('coding agent loop', () => {
     }
     const task = (await cancelled) as { status?: { state: TaskState } };
     expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(agent.model.prompts.map((p) => p.turn)).toEqual(
+    expect(agent.turns.prompts.map((p) => p.turn)).toEqual(
       Array.from({ length: lastTurn }, (_, i) => i + 1),
     );
     const texts = progressTexts(items);
@@ -179,7 +179,7 @@ describe('coding agent loop', () => {
   it('stops a cancelled task at its next turn boundary and drops its pending reminder', async () => {
     const agent = inProcessAgent(12);
     let cancelled: Promise<unknown> | undefined;
-    agent.model.hooks.set(2, async (prompt, signal) => {
+    agent.turns.hooks.set(2, async (prompt, signal) => {
       await agent.reminders.injectTaskReminder(
         create(InjectTaskReminderRequestSchema, {
           taskId: prompt.taskId,
@@ -198,7 +198,7 @@ describe('coding agent loop', () => {
     const taskId = taskIdOf(items);
     const task = (await cancelled) as { status?: { state: TaskState } };
     expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    expect(agent.model.prompts.map((p) => p.turn)).toEqual([1, 2]);
+    expect(agent.turns.prompts.map((p) => p.turn)).toEqual([1, 2]);
     const events = items.flatMap((i) => reminderEventsOf(i));
     expect(events.map((e) => [e.reminderId, e.event.case])).toEqual([['late', 'dropped']]);
     const { reminders } = await agent.reminders.listTaskReminders(
@@ -261,8 +261,64 @@ describe('coding agent loop', () => {
       expect(progressTexts(items)).toEqual([
         'turn 1/3 edit: More edits',
         'turn 2/3 edit: More edits',
+        'Done in 3 turns.',
+      ]);
+    });
+
+    it('carries out one step per turn when the model calls several tools at once', async () => {
+      const both: LanguageModelV3GenerateResult = {
+        ...toolCall('edit', 'Edit it'),
+        content: [...toolCall('edit', 'Edit it').content, ...toolCall('test', 'Test it').content],
+      };
+      const model = new MockLanguageModelV3({
+        doGenerate: [both, toolCall('report', 'Reported')],
+      });
+      const agent = inProcessAgent(5, model);
+      const items = await collect(
+        agent.handler.sendMessageStream(delegation(TASK), agent.context()),
+      );
+      expect(progressTexts(items)).toEqual([
+        'turn 1/5 edit: Edit it',
+        'turn 2/5 report: Reported',
         'Done in 2 turns.',
       ]);
+      // The second call of turn 1 was answered as refused, so the model knows it was not done.
+      const results = model.doGenerateCalls[1]?.prompt.filter((m) => m.role === 'tool') ?? [];
+      expect(JSON.stringify(results)).toContain('Not done: take one step per turn.');
+    });
+
+    it('aborts the model call in flight when the task is cancelled', async () => {
+      let seenAbort = false;
+      const model = new MockLanguageModelV3({
+        doGenerate: async ({ abortSignal }) => {
+          // Turn 1 answers; turn 2's call hangs until it is aborted.
+          if (model.doGenerateCalls.length === 1) return toolCall('plan', 'Plan it');
+          await new Promise<void>((resolve) => {
+            if (abortSignal?.aborted) resolve();
+            abortSignal?.addEventListener('abort', () => resolve(), { once: true });
+          });
+          seenAbort = abortSignal?.aborted === true;
+          throw abortSignal?.reason;
+        },
+      });
+      const agent = inProcessAgent(5, model);
+      let cancelled: Promise<unknown> | undefined;
+      agent.turns.hooks.set(2, (prompt) => {
+        // Once the model has the call, cancel the task.
+        setImmediate(() => {
+          cancelled = agent.handler.cancelTask(
+            { tenant: '', id: prompt.taskId, metadata: undefined },
+            agent.context(),
+          );
+        });
+      });
+      const items = await collect(
+        agent.handler.sendMessageStream(delegation(TASK), agent.context()),
+      );
+      const task = (await cancelled) as { status?: { state: TaskState } };
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect(seenAbort).toBe(true);
+      expect(progressTexts(items)).toEqual(['turn 1/5 plan: Plan it', 'Cancelled after 2 turns.']);
     });
   });
 });

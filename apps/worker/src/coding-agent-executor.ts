@@ -78,7 +78,8 @@ export class CodingAgentExecutor implements AgentExecutor {
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const run = this.#runs.get(taskId);
     if (run !== undefined) {
-      // The loop sees the abort at its next turn boundary and publishes CANCELED there.
+      // A model call in flight is aborted; otherwise the loop sees the abort at
+      // its next turn boundary. Either way it publishes CANCELED.
       run.abort.abort();
       return;
     }
@@ -126,11 +127,18 @@ export class CodingAgentExecutor implements AgentExecutor {
 
     const steps: Step[] = [];
     let turn = 0;
+    let lastStepTurn = 0;
     const onStep = async (step: Step): Promise<string> => {
-      steps.push(step);
+      // One step per turn: a model that calls several tools at once gets the
+      // first carried out and the others refused, so progress and the report
+      // read turn by turn.
+      if (lastStepTurn === turn) return 'Not done: take one step per turn.';
+      lastStepTurn = turn;
+      const summary = (step.summary.trim().split('\n')[0] ?? '').slice(0, MAX_SUMMARY_CHARS);
+      steps.push({ ...step, summary });
       publishStatus(
         TaskState.TASK_STATE_WORKING,
-        `turn ${turnOfMax(turn, maxTurns)} ${step.kind}: ${step.summary}`,
+        `turn ${turnOfMax(turn, maxTurns)} ${step.kind}: ${summary}`,
       );
       if (!step.done) await pause(turnMs, signal);
       return 'done';
@@ -160,6 +168,8 @@ export class CodingAgentExecutor implements AgentExecutor {
         system: AGENT_INSTRUCTIONS,
         messages: history,
         tools: codingTools(onStep),
+        // Cancelling the task aborts the model call in flight (and its retries).
+        abortSignal: signal,
         stopWhen: [hasToolCall(STEP_TOOL_NAMES.report), stepCountIs(maxTurns)],
         prepareStep: async (step) => {
           const prepared = await withReminders(step);
@@ -176,11 +186,12 @@ export class CodingAgentExecutor implements AgentExecutor {
       });
     } catch (error) {
       if (signal.aborted) {
-        publishStatus(TaskState.TASK_STATE_CANCELED, `Cancelled after ${steps.length} turns.`);
+        publishStatus(TaskState.TASK_STATE_CANCELED, `Cancelled after ${turn} turns.`);
         return;
       }
-      // A model that will not call the report the last turn requires: the turn
-      // limit ends the task all the same, without that turn's answer.
+      // A model that will not call the report the last turn requires (some
+      // local servers ignore tool_choice): the turn limit ends the task all the
+      // same, without that turn's answer.
       if (!(ToolChoiceViolationError.isInstance(error) && turn >= maxTurns)) throw error;
     }
 
@@ -188,7 +199,7 @@ export class CodingAgentExecutor implements AgentExecutor {
     if (last === undefined || !last.done) {
       // The model answered in text instead of a tool (its report), or hit the
       // turn limit without reporting: either way its last turn ends the task.
-      const text = (result?.text.trim().split('\n')[0] ?? '').slice(0, MAX_SUMMARY_CHARS);
+      const text = result?.text.trim() ?? '';
       if (result?.toolCalls.length === 0 && text !== '') {
         await onStep({ kind: 'report', summary: text, done: true });
       } else if (last !== undefined) {
@@ -206,11 +217,11 @@ export class CodingAgentExecutor implements AgentExecutor {
         metadata: undefined,
       }),
     );
-    publishStatus(TaskState.TASK_STATE_COMPLETED, `Done in ${steps.length} turns.`);
+    publishStatus(TaskState.TASK_STATE_COMPLETED, `Done in ${turn} turns.`);
   }
 }
 
-/** The most of a model's closing text that its progress update quotes. */
+/** The most of a step's summary (its first line) that its progress update quotes. */
 const MAX_SUMMARY_CHARS = 200;
 
 /** Thrown at a turn boundary of a cancelled task, to leave the tool loop there. */

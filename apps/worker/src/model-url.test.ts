@@ -26,7 +26,7 @@ beforeAll(async () => {
       ...['--turns', String(TURNS), '--turn-ms', '0'],
       ...['--model-url', endpoint.baseUrl, '--model', 'recorded-model'],
     ],
-    { env: { OPENAI_API_KEY: API_KEY } },
+    { env: { A2A_REMINDERS_MODEL_API_KEY: API_KEY } },
   );
 });
 

@@ -7,11 +7,11 @@
  */
 
 /**
- * Roles a chat runtime distinguishes. `system` and `developer` carry
- * instructions and ambient context; only `user` speaks for the task's
- * requester, and reminders never use it (spec: Rendering).
+ * The roles of an AI SDK prompt. `system` carries instructions and ambient
+ * context; only `user` speaks for the task's requester, and reminders never
+ * use it (spec: Rendering).
  */
-export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
 
 export interface ChatMessage {
   readonly role: ChatRole;

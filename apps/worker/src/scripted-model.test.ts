@@ -1,6 +1,11 @@
+import type {
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolChoice,
+} from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, Step, StepKind, TurnPrompt } from './model.js';
-import { scriptedStep } from './scripted-model.js';
+import { ScriptedLanguageModel, scriptedStep } from './scripted-model.js';
 import { AGENT_INSTRUCTIONS } from './turn-prompt.js';
 
 const TASK = 'Add retry with exponential backoff to the HTTP client';
@@ -117,13 +122,13 @@ describe('scripted model', () => {
     expect(step.kind).toBe('test');
   });
 
-  it('reads reminders rendered as system or developer messages too', () => {
-    const dev: ChatMessage = {
-      role: 'developer',
+  it('reads a system message without the reminder framing as ambient context too', () => {
+    const plain: ChatMessage = {
+      role: 'system',
       content: 'Please rebase: main moved.',
       origin: 'reminder',
     };
-    expect(scriptedStep(prompt(3, ['plan', 'read'], [dev])).kind).toBe('rebase');
+    expect(scriptedStep(prompt(3, ['plan', 'read'], [plain])).kind).toBe('rebase');
   });
 
   it('does not take the task text or its own instructions as a signal', () => {
@@ -135,5 +140,60 @@ describe('scripted model', () => {
       ),
     };
     expect(scriptedStep(withBudgetTask).kind).toBe('edit');
+  });
+});
+
+describe('ScriptedLanguageModel', () => {
+  const instructions = { role: 'system' as const, content: AGENT_INSTRUCTIONS };
+  const task = { role: 'user' as const, content: [{ type: 'text' as const, text: TASK }] };
+  const done = (id: string, toolName: string, summary: string): LanguageModelV3Message[] => [
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: id, toolName, input: { summary } }],
+    },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value: 'done' } },
+      ],
+    },
+  ];
+  const call = (prompt: LanguageModelV3Prompt, toolChoice?: LanguageModelV3ToolChoice) =>
+    new ScriptedLanguageModel().doGenerate({
+      prompt,
+      ...(toolChoice === undefined ? {} : { toolChoice }),
+    });
+
+  it('answers each call with one step tool call, reading its earlier steps off the prompt', async () => {
+    const first = await call([instructions, task]);
+    expect(first.content).toEqual([
+      expect.objectContaining({
+        type: 'tool-call',
+        toolName: 'plan',
+        input: JSON.stringify({ summary: `Plan the change: ${TASK}` }),
+      }),
+    ]);
+    const third = await call([
+      instructions,
+      task,
+      ...done('a', 'plan', 'x'),
+      ...done('b', 'read', 'y'),
+      { role: 'system', content: block('Budget 90% spent.').content },
+    ]);
+    expect(third.content).toEqual([expect.objectContaining({ toolName: 'wrap_up' })]);
+    expect(third.finishReason.unified).toBe('tool-calls');
+  });
+
+  it('calls the tool a call requires: report on the last turn', async () => {
+    const answer = await call([instructions, task, ...done('a', 'plan', 'x')], {
+      type: 'tool',
+      toolName: 'report',
+    });
+    expect(answer.content).toEqual([
+      expect.objectContaining({
+        toolName: 'report',
+        input: JSON.stringify({ summary: `Report: work on "${TASK}" is committed` }),
+      }),
+    ]);
   });
 });

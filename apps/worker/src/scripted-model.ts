@@ -162,13 +162,13 @@ interface AmbientSignals {
 
 /**
  * Ambient context is what the prompt says outside the task's own messages:
- * system or developer messages after the first (the agent's instructions),
+ * system messages after the first (the agent's instructions),
  * and `<system-reminder>` blocks wherever they sit.
  */
 function ambientSignals(prompt: TurnPrompt): AmbientSignals {
   const texts: string[] = [];
   prompt.messages.forEach((m, i) => {
-    if (i > 0 && (m.role === 'system' || m.role === 'developer')) texts.push(m.content);
+    if (i > 0 && m.role === 'system') texts.push(m.content);
     else {
       for (const block of m.content.matchAll(
         /<system-reminder\b[^>]*>([\s\S]*?)<\/system-reminder>/g,

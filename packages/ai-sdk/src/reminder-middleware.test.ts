@@ -1,6 +1,7 @@
 import { renderReminderBlock } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
-import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { APICallError } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
 import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -37,7 +38,6 @@ describe('reminderMiddleware', () => {
       { role: 'system', content: 'You are a coding agent.' },
       { role: 'user', content: 'Fix the failing build.' },
     ];
-    const before = structuredClone(conversation);
 
     await generateText({ model, messages: conversation }); // turn 1: nothing live
     await task.inject({ ...merged, ttlTurns: 2 });
@@ -54,8 +54,6 @@ describe('reminderMiddleware', () => {
     ];
     const withBlock = [...base, { role: 'system', content: block }];
     expect(prompts).toEqual([base, withBlock, withBlock, base]);
-    // The caller's conversation is never written to (R38).
-    expect(conversation).toEqual(before);
 
     const records = await task.list();
     expect(records.map((r) => [r.state, r.firstTurn])).toEqual([[ReminderState.EXPIRED, 2]]);
@@ -75,5 +73,53 @@ describe('reminderMiddleware', () => {
       { role: 'system', content: block },
       { role: 'user', content: [{ type: 'text', text: 'Fix it.' }] },
     ]);
+  });
+
+  it('never writes to the prompt it is given (R38)', async () => {
+    const task = await runningTask();
+    const inner = new MockLanguageModelV3({ doGenerate: async () => textAnswer('ok') });
+    const model = wrapLanguageModel({ model: inner, middleware: reminderMiddleware(task.turns) });
+    await task.inject({ ...merged, ttlTurns: 1 });
+    const prompt: LanguageModelV3Prompt = Object.freeze([
+      Object.freeze({ role: 'user', content: [{ type: 'text', text: 'Fix it.' }] }),
+    ]) as LanguageModelV3Prompt;
+    await model.doGenerate({ prompt });
+    expect(prompt).toHaveLength(1);
+    expect(inner.doGenerateCalls[0]?.prompt).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Fix it.' }] },
+      { role: 'system', content: block },
+    ]);
+  });
+
+  it('takes no new turn when the AI SDK retries a failed call (R19)', async () => {
+    const task = await runningTask();
+    let attempts = 0;
+    const inner = new MockLanguageModelV3({
+      doGenerate: async () => {
+        attempts += 1;
+        if (attempts === 1) {
+          throw new APICallError({
+            message: 'overloaded',
+            url: 'http://model.test/v1/chat/completions',
+            requestBodyValues: {},
+            statusCode: 503,
+            isRetryable: true,
+          });
+        }
+        return textAnswer('ok');
+      },
+    });
+    const model = wrapLanguageModel({ model: inner, middleware: reminderMiddleware(task.turns) });
+    await task.inject({ ...merged, ttlTurns: 1 });
+    await generateText({ model, prompt: 'Fix it.', maxRetries: 1 });
+    await generateText({ model, prompt: 'Fix it.' });
+    // Both attempts of the first call carry the reminder; the second call is turn 2.
+    expect(inner.doGenerateCalls.map((c) => c.prompt.at(-1)?.content)).toEqual([
+      block,
+      block,
+      [{ type: 'text', text: 'Fix it.' }],
+    ]);
+    const records = await task.list();
+    expect(records.map((r) => [r.state, r.firstTurn])).toEqual([[ReminderState.EXPIRED, 1]]);
   });
 });

@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
-import type { ReminderPosition } from './reminder-messages.js';
+import type { ReminderPosition, ReminderSystemMessage } from './reminder-messages.js';
 import { reminderSystemMessages, withReminders } from './reminder-messages.js';
 import type { ReminderTurnSource } from './turn-source.js';
 
@@ -15,16 +15,30 @@ export interface ReminderMiddlewareOptions {
  * call's prompt as system messages (R36, R37). The caller's prompt array is
  * never changed (R38). Use it where each model call is a turn; inside the AI
  * SDK's tool loop use {@link reminderPrepareStep} instead, never both.
+ *
+ * A call with the very prompt array of the call before it is a retry of that
+ * call (the AI SDK retries a failed call with the same prompt): it gets the
+ * same reminders and takes no new turn, so a reminder is never used up on an
+ * attempt the model did not answer.
  */
 export function reminderMiddleware(
   turns: ReminderTurnSource,
   options: ReminderMiddlewareOptions = {},
 ): LanguageModelMiddleware {
   const position = options.position ?? 'end';
+  let last:
+    | { readonly prompt: unknown; readonly reminders: Promise<ReminderSystemMessage[]> }
+    | undefined;
   return {
     specificationVersion: 'v3',
     transformParams: async ({ params }) => {
-      const reminders = reminderSystemMessages((await turns()).reminders);
+      if (last?.prompt !== params.prompt) {
+        last = {
+          prompt: params.prompt,
+          reminders: turns().then((turn) => reminderSystemMessages(turn.reminders)),
+        };
+      }
+      const reminders = await last.reminders;
       if (reminders.length === 0) return params;
       return { ...params, prompt: withReminders(params.prompt, reminders, position) };
     },

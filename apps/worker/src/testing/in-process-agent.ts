@@ -35,8 +35,8 @@ export class TurnHooks {
 export interface InProcessAgent {
   readonly handler: DefaultRequestHandler;
   readonly reminders: ReminderService;
-  /** The turns of the scripted AI SDK model the agent runs on. */
-  readonly model: TurnHooks;
+  /** Every turn's prompt as the model received it, and hooks run before the model answers. */
+  readonly turns: TurnHooks;
   context(): ServerCallContext;
 }
 
@@ -48,13 +48,13 @@ export function inProcessAgent(
   const taskStore = new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
   const reminders = createReminderService({ taskStore, eventBusManager });
-  const model = new TurnHooks();
+  const turns = new TurnHooks();
   const agent = new CodingAgentExecutor({
     reminders,
     model: languageModel,
     maxTurns,
     turnMs: 0,
-    onPrompt: model.onPrompt,
+    onPrompt: turns.onPrompt,
   });
   const card = buildAgentCard({
     httpBaseUrl: 'http://127.0.0.1:1',
@@ -70,7 +70,7 @@ export function inProcessAgent(
   return {
     handler,
     reminders,
-    model,
+    turns,
     // Reminder rpcs require the extension to be activated (spec: Activation).
     context: () =>
       new ServerCallContext({
