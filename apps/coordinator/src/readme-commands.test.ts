@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ChatCompletionsServer, wireText } from '@a2a-reminders/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Issue 5: every command in the root README is run by a test. The quick-start
@@ -184,6 +185,64 @@ describe('the README wire examples', () => {
     expect(outputs[8]).toBe('TASK_STATE_CANCELED');
     expect(outputs).toHaveLength(10);
   });
+});
+
+describe('the README real-model example', () => {
+  // The quick start's three lines, run as written against a local recording
+  // chat-completions endpoint in place of the hosted one: the key from the
+  // environment variable, the worker on --model-url, the demo beside it. The
+  // demo's verdict expects the scripted model, so its timelines are checked,
+  // not its exit code. Edits: the endpoint, free ports and a memory store for
+  // the worker, and the demo pointed at that worker's card.
+  const block = blocks.find((b) => b.includes('--model-url')) ?? '';
+  let endpoint: ChatCompletionsServer | undefined;
+  let worker: ChildProcess | undefined;
+
+  afterAll(async () => {
+    if (worker?.pid !== undefined && worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker?.once('exit', resolve));
+      process.kill(-worker.pid, 'SIGTERM');
+      await exited;
+    }
+    await endpoint?.close();
+  });
+
+  it('runs the worker on the endpoint with the key from the environment, and the demo beside it', async () => {
+    const [exportLine = '', workerLine = '', demoLine = ''] = block
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').trim());
+    const key = /^export (\w+)=\S+$/.exec(exportLine);
+    expect(key?.[1]).toBe('A2A_REMINDERS_MODEL_API_KEY');
+    expect(workerLine).toMatch(/^npm run worker -- --model-url https:\/\/\S+ --model \S+$/);
+    expect(demoLine).toBe('npm run coordinator -- demo');
+
+    endpoint = await ChatCompletionsServer.start();
+    const env = { ...process.env, [key?.[1] ?? '']: 'readme-test-key' };
+    const command = `${workerLine.replace(/https:\/\/\S+/, endpoint.baseUrl)} --port 0 --grpc-port 0 --store memory`;
+    worker = spawn('bash', ['-c', command], {
+      cwd: ROOT,
+      detached: true,
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const address = await readyAddresses(worker);
+    const demo = await run(
+      'bash',
+      ['-c', `${demoLine.replace('npm run', 'npm run -s')} --url http://${address.http}`],
+      { cwd: ROOT, env, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 },
+    ).catch((failed: { stdout?: string }) => ({ stdout: failed.stdout ?? '' }));
+    // The coordinator's demo command plays one binding, JSON-RPC unless told otherwise.
+    expect(demo.stdout).toContain('-- summary over jsonrpc:');
+    const requests = endpoint.requests;
+    expect(requests.length).toBeGreaterThan(0);
+    expect(new Set(requests.map((r) => r.authorization))).toEqual(
+      new Set(['Bearer readme-test-key']),
+    );
+    const systemTexts = requests.flatMap((r) =>
+      r.body.messages.filter((m) => m.role === 'system').map(wireText),
+    );
+    expect(systemTexts.some((t) => t.startsWith('<system-reminder source='))).toBe(true);
+  }, 240_000);
 });
 
 /** The text of the README's `## <title>` section. */

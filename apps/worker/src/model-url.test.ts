@@ -2,9 +2,9 @@ import { TaskState } from '@a2a-js/sdk';
 import type { Binding } from '@a2a-reminders/client';
 import { connectToAgent, delegationRequest } from '@a2a-reminders/client';
 import { messageText, renderReminderBlock } from '@a2a-reminders/core';
+import type { RecordedChatRequest } from '@a2a-reminders/test-support';
+import { ChatCompletionsServer, wireText } from '@a2a-reminders/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordedChatRequest } from './testing/chat-completions-server.js';
-import { ChatCompletionsServer, wireText } from './testing/chat-completions-server.js';
 import type { SpawnedWorker } from './testing/spawn-main.js';
 import { exitOf, spawnMain } from './testing/spawn-main.js';
 

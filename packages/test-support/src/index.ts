@@ -1,5 +1,7 @@
 // Every export here is public API of @a2a-reminders/test-support (private; tests only).
 
+export type { RecordedChatRequest, WireChatMessage } from './chat-completions-server.js';
+export { ChatCompletionsServer, wireText } from './chat-completions-server.js';
 export { headerUserBuilder, listen } from './express-server.js';
 export type { RecordedCall } from './fake-reminders.js';
 export { fakeReminders, sampleError } from './fake-reminders.js';
