@@ -160,10 +160,20 @@ describe('coordinator command line', () => {
       taskId: 't1',
       connection: { binding: 'grpc' },
     });
+    expect(parseCoordinatorArgs(['watch', '--task-id', 't1'])).not.toHaveProperty('pushPort');
+    expect(parseCoordinatorArgs(['watch', '--task-id', 't1', '--push', '0'])).toMatchObject({
+      pushPort: 0,
+    });
+    expect(parseCoordinatorArgs(['watch', '--task-id', 't1', '--push', '8765'])).toMatchObject({
+      pushPort: 8765,
+    });
   });
 
   it.each([
     [['deploy'], 'unknown command "deploy"'],
+    [['watch', '--task-id', 't', '--push', '65536'], '--push must be a port from 0 to 65535'],
+    [['watch', '--task-id', 't', '--push', 'any'], '--push must be a port from 0 to 65535'],
+    [['list', '--task-id', 't', '--push', '0'], '"list" does not take --push'],
     [['demo', '--binding', 'soap'], '--binding must be one of jsonrpc, rest, grpc'],
     [['demo', '--url', 'not a url'], '--url must be an absolute URL'],
     [['demo', '--task-id', 't1'], '"demo" does not take --task-id'],

@@ -65,6 +65,8 @@ export type CoordinatorCommand =
       readonly connection: Connection;
       readonly tenant: string;
       readonly taskId: string;
+      /** Learn the task's events by push notification on this local port (0: any) instead of a stream. */
+      readonly pushPort?: number;
     };
 
 export type SubcommandName = Exclude<CoordinatorCommand['kind'], 'help'>;
@@ -154,11 +156,14 @@ ${CONNECTION_HELP}`,
   watch: `Usage: a2a-reminders-coordinator watch --task-id <id> [options]
 
 Subscribes to a running task (SubscribeToTask) and prints its progress and reminder events until
-the task ends.
+the task ends. With --push, holds no stream: it starts a webhook on 127.0.0.1:<port>, registers it
+on the task (CreateTaskPushNotificationConfig, with a random token it then checks on every
+notification), prints what the worker pushes until the task ends, and removes the registration.
 
 Options:
   --task-id <id>       the task (required)
   --tenant <tenant>    A2A tenant
+  --push <port>        learn the events by push notification on this local port; 0 = any free port
 ${CONNECTION_HELP}`,
 };
 
@@ -182,6 +187,7 @@ const OPTIONS = {
   'page-size': { type: 'string' },
   'page-token': { type: 'string' },
   'live-only': { type: 'boolean' },
+  push: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -203,7 +209,7 @@ const ALLOWED: Readonly<Record<SubcommandName, readonly OptionName[]>> = {
   ],
   list: ['task-id', 'tenant', 'json', 'page-size', 'page-token', 'live-only'],
   cancel: ['task-id', 'id', 'tenant', 'json'],
-  watch: ['task-id', 'tenant'],
+  watch: ['task-id', 'tenant', 'push'],
 };
 
 const CONNECTION_OPTIONS: readonly OptionName[] = ['url', 'binding', 'header', 'help'];
@@ -296,7 +302,13 @@ export function parseCoordinatorArgs(argv: readonly string[]): CoordinatorComman
         json: values.json ?? false,
       };
     case 'watch':
-      return { kind: 'watch', connection, tenant, taskId: required('task-id') };
+      return {
+        kind: 'watch',
+        connection,
+        tenant,
+        taskId: required('task-id'),
+        ...(values.push === undefined ? {} : { pushPort: port('--push', values.push, fail) }),
+      };
   }
 }
 
@@ -464,4 +476,10 @@ function parseRunDemo(argv: readonly string[]) {
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+function port(name: string, raw: string, fail: (message: string) => never): number {
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= 0 && value <= 65535)) fail(`${name} must be a port from 0 to 65535, got "${raw}"`);
+  return value;
 }

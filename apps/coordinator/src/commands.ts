@@ -9,6 +9,7 @@ import { create, toJson } from '@bufbuild/protobuf';
 import type { CoordinatorCommand } from './cli-args.js';
 import { followTask } from './demo-loop.js';
 import { describeRecord, taskStateLabel } from './format.js';
+import { pushWatchCommand } from './push-watch.js';
 import { listAllReminders } from './reminder-records.js';
 import { taskStateOf } from './stream-items.js';
 import { Timeline } from './timeline.js';
@@ -89,6 +90,8 @@ export function cancelCommand(command: Command<'cancel'>, write: Write): Promise
  * ended; watch then prints the state it ended in, by name, from GetTask.
  */
 export function watchCommand(command: Command<'watch'>, write: Write): Promise<void> {
+  const { pushPort } = command;
+  if (pushPort !== undefined) return pushWatchCommand({ ...command, pushPort }, write);
   return withWorker(command.connection, async (worker) => {
     const timeline = new Timeline(command.connection.binding, write);
     const id = { tenant: command.tenant, id: command.taskId };

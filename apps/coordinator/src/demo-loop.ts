@@ -1,6 +1,8 @@
 import type { StreamResponse, TaskState } from '@a2a-js/sdk';
 import { isTerminalState, reminderEventsOf } from '@a2a-reminders/core';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
+import { TaskReminderEventSchema } from '@a2a-reminders/proto';
+import { toBinary } from '@bufbuild/protobuf';
 import type { DemoCase, DemoReminder } from './demo-cases.js';
 import { describeReminderEvent, taskStateLabel } from './format.js';
 import { progressOf, taskIdOf } from './stream-items.js';
@@ -13,6 +15,12 @@ export interface FollowTaskOptions {
   readonly timeline: Timeline;
   /** Called once, with the first item that names the task: from it on, no event is missed. */
   readonly opened: (taskId: string, item: StreamResponse) => void;
+  /**
+   * Each reminder event at most once. Push notifications may repeat an update
+   * (every request that processes the task's events notifies, spec §15), as
+   * an identical copy: an event equal to one already seen is that copy.
+   */
+  readonly once?: boolean;
   /** The demos' cases, and how to send one of their reminders (and print the answer). */
   readonly play?: {
     readonly cases: readonly DemoCase[];
@@ -49,6 +57,7 @@ export async function followTask(options: FollowTaskOptions): Promise<FollowedTa
   };
 
   const events: TaskReminderEvent[] = [];
+  const seen = new Set<string>();
   let taskId: string | undefined;
   let finalState: TaskState | undefined;
   for await (const item of options.items) {
@@ -59,6 +68,12 @@ export async function followTask(options: FollowTaskOptions): Promise<FollowedTa
       await playCases(taskId, (c) => c.after === 'subscribed');
     }
     for (const event of reminderEventsOf(item)) {
+      if (options.once) {
+        // Binary keeps unknown fields (R33), so two unknown kinds never collapse into one.
+        const key = Buffer.from(toBinary(TaskReminderEventSchema, event)).toString('base64');
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
       events.push(event);
       const { tag, text } = describeReminderEvent(event);
       timeline.line(tag, text);

@@ -34,7 +34,7 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
     },
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: true,
       extensions: [],
       extendedAgentCard: false,
     },

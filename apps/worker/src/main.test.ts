@@ -35,6 +35,7 @@ describe('worker process', () => {
         { url: worker.ready[2], protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' },
       ]);
       expect(card.capabilities?.streaming).toBe(true);
+      expect(card.capabilities?.pushNotifications).toBe(true);
       expect(card.capabilities?.extensions).toEqual([
         expect.objectContaining({ uri: TASK_REMINDERS_EXTENSION_URI, required: false }),
       ]);

@@ -4,7 +4,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultPushNotificationSender,
+  DefaultRequestHandler,
+} from '@a2a-js/sdk/server';
 import {
   agentCardHandler,
   UserBuilder as HttpUserBuilder,
@@ -152,11 +156,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     reminders,
   });
   const executor = reminders.wrapExecutor(agent);
+  // Push notifications (A2A §9): the SDK's store and sender. Reminder events
+  // reach a registered webhook as the status updates of R30, best-effort:
+  // the sender does not retry, and ListTaskReminders stays the record.
   const requestHandler = new DefaultRequestHandler(
     card,
     taskStore,
     keeper?.wrapExecutor(executor) ?? executor,
     eventBusManager,
+    stores.pushStore,
+    new DefaultPushNotificationSender(stores.pushStore),
   );
   keeper?.start();
 

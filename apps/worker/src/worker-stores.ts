@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
-import { InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
+import type { PushNotificationStore } from '@a2a-js/sdk/server';
+import { InMemoryPushNotificationStore, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { ReminderChangeSignal, ReminderStore } from '@a2a-reminders/core';
 import { InMemoryReminderStore } from '@a2a-reminders/core';
 import {
   DatabaseReminderStore,
   migrateReminderStore,
+  migrateSdkPushConfigTable,
   migrateSdkTaskTable,
   openReminderDatabase,
   PostgresChangeSignal,
@@ -23,6 +25,8 @@ export interface WorkerStores {
   readonly location: string;
   readonly taskStore: SettlingTaskStore;
   readonly reminderStore: ReminderStore;
+  /** The push notification configs callers register on tasks, beside the tasks. */
+  readonly pushStore: PushNotificationStore;
   /** The database both stores use; undefined for `memory`. */
   readonly db: Kysely<unknown> | undefined;
   /**
@@ -50,11 +54,12 @@ export function storeLocation(url: string): string {
 }
 
 /**
- * Opens the worker's stores. A database gets the SDK's task table (its
- * `a2a-db` migrations) and the reminder tables (this repository's
- * migrations) first, so a fresh file or database works with no set-up step;
- * one Kysely instance then serves the SDK's `DatabaseTaskStore` and the
- * `DatabaseReminderStore`, so tasks and reminders live in one database.
+ * Opens the worker's stores. A database gets the SDK's task and push config
+ * tables (its `a2a-db` migrations) and the reminder tables (this
+ * repository's migrations) first, so a fresh file or database works with no
+ * set-up step; one Kysely instance then serves the SDK's `DatabaseTaskStore`
+ * and `DatabasePushNotificationStore` and the `DatabaseReminderStore`, so
+ * tasks, push configs and reminders live in one database.
  */
 export async function openWorkerStores(url: string): Promise<WorkerStores> {
   const location = storeLocation(url);
@@ -63,6 +68,7 @@ export async function openWorkerStores(url: string): Promise<WorkerStores> {
       location,
       taskStore: new SettlingTaskStore(new InMemoryTaskStore()),
       reminderStore: new InMemoryReminderStore(),
+      pushStore: new InMemoryPushNotificationStore(),
       db: undefined,
       changeSignal: undefined,
       leaseDb: undefined,
@@ -70,6 +76,7 @@ export async function openWorkerStores(url: string): Promise<WorkerStores> {
     };
   }
   await migrateSdkTaskTable(location);
+  await migrateSdkPushConfigTable(location);
   const db = await openReminderDatabase(location);
   let signal: PostgresChangeSignal | undefined;
   let leaseDb: Kysely<unknown> | undefined;
@@ -88,6 +95,7 @@ export async function openWorkerStores(url: string): Promise<WorkerStores> {
     location,
     taskStore: new SettlingTaskStore(new DatabaseTaskStore(db)),
     reminderStore: new DatabaseReminderStore(db),
+    pushStore: new DatabasePushNotificationStore(db),
     db,
     changeSignal: signal,
     leaseDb,

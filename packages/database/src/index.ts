@@ -33,6 +33,6 @@ export {
   REMINDER_TASKS_TABLE,
   REMINDERS_TABLE,
 } from './schema.js';
-export { migrateSdkTaskTable } from './sdk-migrations.js';
+export { migrateSdkPushConfigTable, migrateSdkTaskTable } from './sdk-migrations.js';
 export type { ClaimedTaskLease } from './task-leases.js';
 export { TaskLeases } from './task-leases.js';

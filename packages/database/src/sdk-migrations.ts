@@ -12,12 +12,25 @@ type A2aDbRun = (
  * process rather than a second copy of its schema (@a2a-js/sdk is pinned,
  * so the file's place in the package is fixed).
  */
-export async function migrateSdkTaskTable(url: string): Promise<void> {
+export function migrateSdkTaskTable(url: string): Promise<void> {
+  return upgradeSdkStore(url, 'tasks', 'task table');
+}
+
+/**
+ * Creates or upgrades the SDK's push notification config table, for its
+ * `DatabasePushNotificationStore`, as `a2a-db upgrade --store
+ * push-notification-configs --url <url>` does.
+ */
+export function migrateSdkPushConfigTable(url: string): Promise<void> {
+  return upgradeSdkStore(url, 'push-notification-configs', 'push notification config table');
+}
+
+async function upgradeSdkStore(url: string, store: string, what: string): Promise<void> {
   const sdkEntry = import.meta.resolve('@a2a-js/sdk');
   const { run } = (await import(new URL('./cli/run.js', sdkEntry).href)) as { run: A2aDbRun };
   const errors: string[] = [];
   const code = await run(
-    ['upgrade', '--store', 'tasks', '--url', url],
+    ['upgrade', '--store', store, '--url', url],
     {},
     {
       log: () => {},
@@ -26,7 +39,7 @@ export async function migrateSdkTaskTable(url: string): Promise<void> {
   );
   if (code !== 0) {
     throw new Error(
-      `the SDK's task table could not be migrated (a2a-db upgrade): ${errors.join('; ')}`,
+      `the SDK's ${what} could not be migrated (a2a-db upgrade): ${errors.join('; ')}`,
     );
   }
 }
