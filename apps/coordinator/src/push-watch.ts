@@ -1,6 +1,7 @@
 import type { TaskStatus } from '@a2a-js/sdk';
 import { isTerminalState, messageText } from '@a2a-reminders/core';
 import type { CoordinatorCommand } from './cli-args.js';
+import type { FollowedTask } from './demo-loop.js';
 import { followTask } from './demo-loop.js';
 import { taskStateLabel } from './format.js';
 import { PushReceiver } from './push-receiver.js';
@@ -14,6 +15,9 @@ type WatchCommand = Extract<CoordinatorCommand, { kind: 'watch' }>;
  * of an end that was never pushed (push is best-effort, spec §15).
  */
 const END_CHECK_MS = 2000;
+
+/** How many of those checks may fail in a row before the worker counts as gone. */
+const MAX_FAILED_CHECKS = 3;
 
 /**
  * `watch --push <port>`: the task's events by push notification, with no
@@ -68,9 +72,14 @@ export function pushWatchCommand(
       // execution) is read off the task, seen terminal twice in a row.
       let terminalSeen: TaskStatus | undefined;
       let endedUnpushed: TaskStatus | undefined;
+      // A worker that stops answering (it stopped, or moved) ends the watch
+      // after a few checks in a row fail, as a broken stream would.
+      let failures = 0;
+      let lastFailure: unknown;
       endChecks = setInterval(() => {
         statusNow().then(
           (status) => {
+            failures = 0;
             if (!isTerminalState(status?.state)) return;
             if (terminalSeen === undefined) {
               terminalSeen = status;
@@ -79,16 +88,24 @@ export function pushWatchCommand(
             endedUnpushed = status;
             void receiver.close();
           },
-          () => {},
+          (error: unknown) => {
+            failures += 1;
+            lastFailure = error;
+            if (failures >= MAX_FAILED_CHECKS) void receiver.close();
+          },
         );
       }, END_CHECK_MS);
-      const followed = await followTask({
-        items: receiver.items(),
-        timeline,
-        opened: () => {},
-        once: true,
-      });
-      if (endedUnpushed !== undefined && !isTerminalState(followed.finalState)) {
+      let finalState: FollowedTask['finalState'];
+      try {
+        finalState = (
+          await followTask({ items: receiver.items(), timeline, opened: () => {}, once: true })
+        ).finalState;
+      } catch (error) {
+        // No notification came at all: the end, if any, is the checks' to tell.
+        if (endedUnpushed === undefined && failures < MAX_FAILED_CHECKS) throw error;
+      }
+      if (failures >= MAX_FAILED_CHECKS) throw lastFailure;
+      if (endedUnpushed !== undefined && !isTerminalState(finalState)) {
         timeline.line(
           'state',
           `${describe(endedUnpushed)} (read from the task: no notification brought the end; ` +
