@@ -1,4 +1,4 @@
-import { isTerminalState, messageText } from '@a2a-reminders/core';
+import { isTerminalState } from '@a2a-reminders/core';
 import type { ListTaskRemindersResponse } from '@a2a-reminders/proto';
 import {
   CancelTaskReminderResponseSchema,
@@ -8,7 +8,7 @@ import {
 import { create, toJson } from '@bufbuild/protobuf';
 import type { CoordinatorCommand } from './cli-args.js';
 import { followTask } from './demo-loop.js';
-import { describeRecord, taskStateLabel } from './format.js';
+import { describeRecord, describeStatus, taskStateLabel } from './format.js';
 import { pushWatchCommand } from './push-watch.js';
 import { listAllReminders } from './reminder-records.js';
 import { taskStateOf } from './stream-items.js';
@@ -111,11 +111,7 @@ export function watchCommand(command: Command<'watch'>, write: Write): Promise<v
       const task = await worker.client.getTask(id, worker.requestOptions()).catch(() => undefined);
       const status = task?.status;
       if (!isTerminalState(status?.state)) throw error;
-      const text = messageText(status?.message);
-      timeline.line(
-        'state',
-        `task ${command.taskId} had already ended: ${taskStateLabel(status?.state)}${text ? `: ${text}` : ''}`,
-      );
+      timeline.line('state', `task ${command.taskId} had already ended: ${describeStatus(status)}`);
     }
   });
 }

@@ -1,5 +1,5 @@
-import type { TaskState } from '@a2a-js/sdk';
-import { taskStateName } from '@a2a-reminders/core';
+import type { TaskState, TaskStatus } from '@a2a-js/sdk';
+import { messageText, taskStateName } from '@a2a-reminders/core';
 import type {
   InjectTaskReminderResponse,
   TaskReminderEvent,
@@ -21,6 +21,12 @@ export function reminderStateName(state: ReminderState): string {
 export function taskStateLabel(state: TaskState | string | undefined): string {
   const name = typeof state === 'string' ? state : taskStateName(state);
   return name.replace(/^TASK_STATE_/, '');
+}
+
+/** A task's status as a line shows it: `COMPLETED: Done in 5 turns.`, or the state alone. */
+export function describeStatus(status: TaskStatus | undefined): string {
+  const text = messageText(status?.message);
+  return `${taskStateLabel(status?.state)}${text ? `: ${text}` : ''}`;
 }
 
 /**

@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamResponse } from '@a2a-js/sdk';
 import { isTerminalState } from '@a2a-reminders/core';
+import { taskStateOf } from './stream-items.js';
 
 /** The header the A2A server's push sender puts the config's token in. */
 export const PUSH_TOKEN_HEADER = 'x-a2a-notification-token';
@@ -68,7 +69,7 @@ export class PushReceiver {
       const next = this.#queue.shift();
       if (next !== undefined) {
         yield next;
-        if (endsTask(next)) return;
+        if (isTerminalState(taskStateOf(next))) return;
         continue;
       }
       if (this.#ended) return;
@@ -126,12 +127,4 @@ export class PushReceiver {
     const expected = Buffer.from(this.token);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
-}
-
-/** A terminal status, as an update or as the task itself. */
-function endsTask(item: StreamResponse): boolean {
-  const payload = item.payload;
-  if (payload?.$case === 'statusUpdate') return isTerminalState(payload.value.status?.state);
-  if (payload?.$case === 'task') return isTerminalState(payload.value.status?.state);
-  return false;
 }

@@ -14,6 +14,7 @@ import { listen, saveTask } from '@a2a-reminders/test-support';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchCommand } from './commands.js';
+import { until } from './testing/until.js';
 
 // `watch --push` against an agent that stores push configs and never sends a
 // notification: push is best-effort (spec §15), so the watch learns the end
@@ -70,10 +71,6 @@ function watch(cardUrl: string, lines: string[]) {
     },
     (line) => lines.push(line),
   );
-}
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describe('watch --push on an agent that never notifies', () => {

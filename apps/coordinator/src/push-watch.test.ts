@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeReminderEvent } from './format.js';
 import { PushReceiver } from './push-receiver.js';
 import { closedPort } from './testing/closed-port.js';
+import { until } from './testing/until.js';
 import type { WorkerProcess } from './worker-process.js';
 import { spawnWorker, stopWorker } from './worker-process.js';
 
@@ -70,11 +71,6 @@ function coordinator(args: readonly string[]) {
   );
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { child, lines, errors, exited };
-}
-
-/** Resolves once `check` holds, looking again every 20 ms; the test timeout is the hang guard. */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** A task's own stream, read in the background: every reminder event, as `watch` prints it. */

@@ -1,9 +1,9 @@
 import type { TaskStatus } from '@a2a-js/sdk';
-import { isTerminalState, messageText } from '@a2a-reminders/core';
+import { isTerminalState } from '@a2a-reminders/core';
 import type { CoordinatorCommand } from './cli-args.js';
 import type { FollowedTask } from './demo-loop.js';
 import { followTask } from './demo-loop.js';
-import { taskStateLabel } from './format.js';
+import { describeStatus } from './format.js';
 import { PushReceiver } from './push-receiver.js';
 import { Timeline } from './timeline.js';
 import { withWorker } from './with-worker.js';
@@ -55,7 +55,10 @@ export function pushWatchCommand(
     try {
       const before = await statusNow();
       if (isTerminalState(before?.state)) {
-        timeline.line('state', `task ${command.taskId} had already ended: ${describe(before)}`);
+        timeline.line(
+          'state',
+          `task ${command.taskId} had already ended: ${describeStatus(before)}`,
+        );
         return;
       }
       await worker.client.createTaskPushNotificationConfig(
@@ -108,7 +111,7 @@ export function pushWatchCommand(
       if (endedUnpushed !== undefined && !isTerminalState(finalState)) {
         timeline.line(
           'state',
-          `${describe(endedUnpushed)} (read from the task: no notification brought the end; ` +
+          `${describeStatus(endedUnpushed)} (read from the task: no notification brought the end; ` +
             'fates may be missing here, `list` shows them all)',
         );
       }
@@ -129,9 +132,4 @@ export function pushWatchCommand(
       await receiver.close();
     }
   });
-}
-
-function describe(status: TaskStatus | undefined): string {
-  const text = messageText(status?.message);
-  return `${taskStateLabel(status?.state)}${text ? `: ${text}` : ''}`;
 }

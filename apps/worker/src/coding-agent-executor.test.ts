@@ -6,6 +6,7 @@ import {
   ListTaskRemindersRequestSchema,
   ReminderState,
 } from '@a2a-reminders/proto';
+import { textAnswer, toolCallAnswer } from '@a2a-reminders/test-support';
 import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { create } from '@bufbuild/protobuf';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -209,28 +210,12 @@ describe('coding agent loop', () => {
   });
 
   describe('on a model that does not follow the script', () => {
-    const usage = {
-      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-      outputTokens: { total: 1, text: 1, reasoning: undefined },
-    };
-    const toolCall = (name: string, summary: string): LanguageModelV3GenerateResult => ({
-      content: [
-        { type: 'tool-call', toolCallId: name, toolName: name, input: JSON.stringify({ summary }) },
-      ],
-      finishReason: { unified: 'tool-calls', raw: undefined },
-      usage,
-      warnings: [],
-    });
+    const toolCall = (name: string, summary: string) => toolCallAnswer(name, name, { summary });
 
     it('takes a closing text answer as its report', async () => {
       const answers: LanguageModelV3GenerateResult[] = [
         toolCall('plan', 'Plan it'),
-        {
-          content: [{ type: 'text', text: 'All tests pass now.\nDetails follow.' }],
-          finishReason: { unified: 'stop', raw: undefined },
-          usage,
-          warnings: [],
-        },
+        textAnswer('All tests pass now.\nDetails follow.'),
       ];
       const model = new MockLanguageModelV3({ doGenerate: answers });
       const agent = inProcessAgent(5, model);

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { renderReminderBlock } from '@a2a-reminders/core';
+import { textAnswer, toolCallAnswer } from '@a2a-reminders/test-support';
 import { generateText, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { modelForTask, runToolLoop } from './testing/readme-example.js';
-import { runningTask, textAnswer, toolCallAnswer } from './testing/running-task.js';
+import { runningTask } from './testing/running-task.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const example = readFileSync(new URL('./testing/readme-example.ts', import.meta.url), 'utf8');

@@ -1,5 +1,6 @@
 import { renderReminderBlock } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
+import { textAnswer } from '@a2a-reminders/test-support';
 import type { LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
@@ -7,7 +8,7 @@ import { generateText, simulateReadableStream, streamText, wrapLanguageModel } f
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { reminderMiddleware } from './reminder-middleware.js';
-import { runningTask, textAnswer } from './testing/running-task.js';
+import { runningTask } from './testing/running-task.js';
 
 const merged = { id: 'pr-merged', body: 'PR 1234 merged; rebase before retrying.', source: 'ci' };
 const block = renderReminderBlock({ ...merged, roleHint: '' });

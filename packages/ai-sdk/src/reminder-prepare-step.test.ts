@@ -1,12 +1,13 @@
 import { renderReminderBlock } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
+import { textAnswer, toolCallAnswer } from '@a2a-reminders/test-support';
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { reminderPrepareStep } from './reminder-prepare-step.js';
-import { runningTask, textAnswer, toolCallAnswer } from './testing/running-task.js';
+import { runningTask } from './testing/running-task.js';
 
 const INSTRUCTIONS = 'You are a coding agent. Take one step per turn.';
 

@@ -26,6 +26,7 @@ export {
   seedPages,
   seedReminderPages,
 } from './http-binding-suites.js';
+export { textAnswer, toolCallAnswer } from './model-answers.js';
 export { createSdkStack, saveTask, testAgentCard } from './sdk-stack.js';
 export type { SpecErrorRow } from './spec-error-table.js';
 export { SPEC_URL, specErrorRow, specErrorTable } from './spec-error-table.js';

@@ -17,7 +17,6 @@ import {
   ListTaskRemindersRequestSchema,
   type TaskReminderSchema,
 } from '@a2a-reminders/proto';
-import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { create } from '@bufbuild/protobuf';
 import { reminderTurns } from '../turn-source.js';
@@ -64,34 +63,5 @@ export async function runningTask(taskId = 'task-1') {
     /** The reminder events published on the task's bus, batch by batch. */
     batches: (): TaskReminderEvent[][] =>
       events.map((e) => reminderEventsOf(e)).filter((b) => b.length > 0),
-  };
-}
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-/** A model answer that calls one tool. */
-export function toolCallAnswer(
-  toolCallId: string,
-  toolName: string,
-  input: unknown,
-): LanguageModelV3GenerateResult {
-  return {
-    content: [{ type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) }],
-    finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-    usage,
-    warnings: [],
-  };
-}
-
-/** A model answer of plain text that ends the loop. */
-export function textAnswer(text: string): LanguageModelV3GenerateResult {
-  return {
-    content: [{ type: 'text', text }],
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage,
-    warnings: [],
   };
 }
