@@ -17,7 +17,7 @@ export interface FollowTaskOptions {
   readonly opened: (taskId: string, item: StreamResponse) => void;
   /**
    * Each reminder event at most once. Push notifications may repeat an update
-   * (every request that processes the task's events notifies, spec §15), as
+   * (every request that processes the task's events notifies, spec §16), as
    * an identical copy: an event equal to one already seen is that copy.
    */
   readonly once?: boolean;

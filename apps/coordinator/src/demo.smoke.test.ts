@@ -315,16 +315,23 @@ describe('the coordinator against a spawned worker', () => {
 });
 
 describe('run-demo (npm run demo)', () => {
-  it('runs the demo over every binding, exits 0 and stops its worker', async () => {
+  it('runs the demo over every binding and the forwarding chain, exits 0 and stops its workers', async () => {
     const { code, stdout, stderr } = await run(RUN_DEMO, ['--turn-ms', TURN_MS]);
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     for (const binding of BINDINGS)
       expect(stdout).toMatch(new RegExp(`^ok +${binding} +task \\S+ COMPLETED$`, 'm'));
     expect(stdout).toContain('every reminder reached its expected fate');
-    // The worker it started is gone: its port refuses connections.
-    const base = /worker ready: http=(\S+)/.exec(stdout)?.[1];
-    expect(base).toBeDefined();
-    await expect(fetch(`${base}/.well-known/agent-card.json`)).rejects.toThrow();
+    expect(stdout).toMatch(/^ok +forward +task \S+ → \S+$/m);
+    // The workers it started are gone: their ports refuse connections.
+    const bases = [
+      /^worker ready: http=(\S+)/m,
+      /^test agent ready: http=(\S+)/m,
+      /^delegating worker ready: http=([^,\s]+)/m,
+    ].map((line) => line.exec(stdout)?.[1]);
+    for (const base of bases) {
+      expect(base).toBeDefined();
+      await expect(fetch(`${base}/.well-known/agent-card.json`)).rejects.toThrow();
+    }
   });
 });
 

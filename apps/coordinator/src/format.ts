@@ -80,6 +80,11 @@ export function describeReminderEvent(event: TaskReminderEvent): { tag: string; 
         tag: 'dropped',
         text: `${id} dropped: the task ended (${taskStateLabel(event.event.value.taskState)}) before any turn`,
       };
+    case 'forward': {
+      const copy = event.event.value;
+      const fate = copy.refusal ? `refused there (${copy.refusal})` : reminderStateName(copy.state);
+      return { tag: 'forward', text: `${id}'s copy in task ${copy.taskId}: ${fate}` };
+    }
     default:
       return { tag: 'event', text: `${id}: an event this coordinator does not know` };
   }
@@ -94,5 +99,24 @@ export function describeRecord(record: TaskReminderRecord): string {
   if (record.turnsRemaining > 0) parts.push(`${record.turnsRemaining} turn(s) left`);
   if (r?.dedupeKey) parts.push(`dedupe ${r.dedupeKey}`);
   if (r?.ttlTurns !== undefined) parts.push(`ttl ${r.ttlTurns}`);
+  return parts.join('  ');
+}
+
+/**
+ * A record with where it came from and where it went (spec §15):
+ * `ci-run-89  EXPIRED  from ci via task 1f…/ci-run-89  → task 8a…: EXPIRED`.
+ */
+export function describeForwards(record: TaskReminderRecord): string {
+  const r = record.reminder;
+  const parts = [`${(r?.id ?? '?').padEnd(14)} ${reminderStateName(record.state).padEnd(10)}`];
+  const hops = r?.provenance?.hops ?? [];
+  if (hops.length > 0) {
+    const path = hops.map((h) => `task ${h.taskId}/${h.reminderId} (${h.source || 'no source'})`);
+    parts.push(`forwarded from ${path.join(' → ')}`);
+  }
+  for (const f of record.forwards) {
+    const fate = f.refusal ? `refused (${f.refusal})` : reminderStateName(f.state);
+    parts.push(`copy in task ${f.taskId}: ${fate}`);
+  }
   return parts.join('  ');
 }

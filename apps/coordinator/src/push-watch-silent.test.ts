@@ -17,7 +17,7 @@ import { watchCommand } from './commands.js';
 import { until } from './testing/until.js';
 
 // `watch --push` against an agent that stores push configs and never sends a
-// notification: push is best-effort (spec §15), so the watch learns the end
+// notification: push is best-effort (spec §16), so the watch learns the end
 // from the task itself, and a worker that stops answering ends it with an error.
 
 /** Whom the worker's calls run as: nobody in particular. */

@@ -22,7 +22,7 @@ import { spawnWorker, stopWorker } from './worker-process.js';
 // Issue 13, push notifications: `watch --push` learns every reminder's fate
 // from the worker's push notifications, with no stream open, exactly as the
 // task's own stream tells them; a webhook that is down loses its
-// notifications and nothing else (spec §15: best-effort, List is the record).
+// notifications and nothing else (spec §16: best-effort, List is the record).
 
 const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url));
 const COORDINATOR_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));

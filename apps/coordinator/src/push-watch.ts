@@ -12,7 +12,7 @@ type WatchCommand = Extract<CoordinatorCommand, { kind: 'watch' }>;
 
 /**
  * How often, while no notification comes, the task's state is read to learn
- * of an end that was never pushed (push is best-effort, spec §15).
+ * of an end that was never pushed (push is best-effort, spec §16).
  */
 const END_CHECK_MS = 2000;
 
@@ -25,7 +25,7 @@ const MAX_FAILED_CHECKS = 3;
  * (CreateTaskPushNotificationConfig) with a random token, every notification
  * is printed as `watch` prints the stream (reminder fates arrive as the
  * status updates of R30) until the task ends, and the registration is
- * removed, on Ctrl-C too. Push is best-effort (spec §15): an end that no
+ * removed, on Ctrl-C too. Push is best-effort (spec §16): an end that no
  * notification brings is read with GetTask, and ListTaskReminders stays the
  * record.
  */

@@ -40,7 +40,7 @@ describe('the README quick start', () => {
     expect(ci).toMatch(/^npm test\b/m);
   });
 
-  it('npm run demo exits 0 with every reminder at its expected fate on each binding', async () => {
+  it('npm run demo exits 0 with every reminder at its expected fate on each binding, and the forwarding chain', async () => {
     const { stdout, stderr } = await run('npm', ['run', '-s', 'demo'], {
       cwd: ROOT,
       timeout: 170_000,
@@ -50,6 +50,11 @@ describe('the README quick start', () => {
       expect(stdout).toContain(`-- summary over ${binding}:`);
     }
     expect(stdout).toContain('every reminder reached its expected fate');
+    // Spec §15: the three-level chain, its copies' fates back on the worker.
+    expect(stdout).toContain(
+      'every copy carried its provenance and its fate came back to the worker',
+    );
+    expect(stdout).toMatch(/^ok +forward +task \S+ → \S+$/m);
     // Issue 11: the build says what it builds, if anything, and never shows turbo's banner.
     expect(stderr).not.toMatch(/Packages in scope|Tasks: +\d/);
   }, 180_000);

@@ -3,11 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Binding } from '@a2a-reminders/core';
 import type { RunDemoOptions } from './cli-args.js';
 import { parseRunDemoArgs, UsageError } from './cli-args.js';
 import type { DemoResult } from './demo.js';
 import { runDemo } from './demo.js';
 import { createDemoDatabase } from './demo-database.js';
+import type { ForwardingDemoResult } from './forwarding-demo.js';
+import { runForwardingDemo } from './forwarding-demo.js';
 import { runReplicaDemo } from './replica-demo.js';
 import type { WorkerProcess } from './worker-process.js';
 import { spawnWorker, stopWorker } from './worker-process.js';
@@ -97,8 +100,12 @@ class Workers {
     });
   }
 
-  async start(args: readonly string[], onOutput: (line: string) => void): Promise<WorkerProcess> {
-    const worker = await spawnWorker(this.main, [...args, ...this.pacing], {
+  async start(
+    args: readonly string[],
+    onOutput: (line: string) => void,
+    pacing: readonly string[] = this.pacing,
+  ): Promise<WorkerProcess> {
+    const worker = await spawnWorker(this.main, [...args, ...pacing], {
       onOutput,
       signal: this.signal,
     });
@@ -154,13 +161,76 @@ async function bindingDemos(mode: Mode<'bindings'>, workers: Workers): Promise<b
       );
     }
   }
-  const ok = results.length === mode.bindings.length && results.every((r) => r.ok);
+  const forwarded = await forwardingDemo(mode.bindings[0] ?? 'jsonrpc', storeDir, workers);
+  const ok = results.length === mode.bindings.length && results.every((r) => r.ok) && forwarded.ok;
   console.log(
     ok
-      ? 'every reminder reached its expected fate'
+      ? 'every reminder reached its expected fate, and every forwarded copy came back'
       : 'some reminders did not reach their expected fate',
   );
   return ok;
+}
+
+/** The name on the test agent's card, as the worker's progress names it. */
+const TEST_AGENT_NAME = 'a2a-reminders test agent';
+
+/** The test agent's pace: the least a worker with no turn limit takes (its `--turn-ms`). */
+const TEST_AGENT_TURN_MS = 500;
+
+/**
+ * Spec §15's three-level chain: a test agent (a worker with no turn limit, so
+ * that its run ends when a forwarded budget alert makes its model wrap up,
+ * not on a clock) and a worker delegating its test steps to it over
+ * `binding`, reminders forwarded.
+ */
+async function forwardingDemo(
+  binding: Binding,
+  storeDir: string,
+  workers: Workers,
+): Promise<ForwardingDemoResult> {
+  const testAgent = await workers.start([
+    '--port',
+    '0',
+    '--grpc-port',
+    '0',
+    '--store',
+    `sqlite:${join(storeDir, 'test-agent.sqlite')}`,
+    '--name',
+    TEST_AGENT_NAME,
+  ], () => {}, ['--turns', '0', '--turn-ms', String(TEST_AGENT_TURN_MS)]);
+  const worker = await workers.start(
+    [
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--store',
+      `sqlite:${join(storeDir, 'delegating-worker.sqlite')}`,
+      '--delegate-tests',
+      testAgent.httpBaseUrl,
+      '--delegate-binding',
+      binding,
+    ],
+    () => {},
+  );
+  console.log('');
+  console.log(`test agent ready: http=${testAgent.httpBaseUrl} grpc=${testAgent.grpcAddress}`);
+  console.log(
+    `delegating worker ready: http=${worker.httpBaseUrl}, its test steps run on the test agent over ${binding}`,
+  );
+  const cardOf = (w: WorkerProcess) => `${w.httpBaseUrl}/.well-known/agent-card.json`;
+  const result = await Promise.race([
+    runForwardingDemo({
+      worker: { url: cardOf(worker), binding, headers: {} },
+      testAgent: { url: cardOf(testAgent), binding, headers: {} },
+      write: (line) => console.log(line),
+    }),
+    workers.interrupted(),
+  ]);
+  console.log(
+    `${result.ok ? 'ok  ' : 'FAIL'} forward  task ${result.taskId} → ${result.subTaskId}`,
+  );
+  return result;
 }
 
 /**

@@ -13,7 +13,11 @@ export interface AgentCardInput {
   readonly grpcAddress: string;
   /** The reminder service, which describes its own extension entry. */
   readonly reminders: AgentExtensionSource;
+  /** The card's name; {@link DEFAULT_AGENT_NAME} when absent. */
+  readonly name?: string;
 }
+
+export const DEFAULT_AGENT_NAME = 'a2a-reminders coding worker';
 
 /**
  * The worker's A2A v1.0 agent card: the three bindings at protocol version
@@ -22,7 +26,7 @@ export interface AgentCardInput {
  */
 export function buildAgentCard(input: AgentCardInput): AgentCard {
   const card = agentCard({
-    name: 'a2a-reminders coding worker',
+    name: input.name ?? DEFAULT_AGENT_NAME,
     description:
       'Example worker agent: runs a delegated coding task as a multi-turn loop and surfaces ' +
       'task reminders to its model at each turn, never as user messages.',

@@ -62,6 +62,33 @@ describe('worker command line', () => {
     expect(parseWorkerArgs([])).not.toHaveProperty('options.modelEndpoint');
   });
 
+  it('delegates test steps with --delegate-tests, over jsonrpc unless --delegate-binding says otherwise', () => {
+    expect(parseWorkerArgs(['--delegate-tests', 'http://127.0.0.1:41251'])).toMatchObject({
+      options: { delegateTests: { url: 'http://127.0.0.1:41251', binding: 'jsonrpc' } },
+    });
+    const grpc = parseWorkerArgs([
+      '--delegate-tests',
+      'http://127.0.0.1:41251/.well-known/agent-card.json',
+      '--delegate-binding',
+      'grpc',
+    ]);
+    expect(grpc).toMatchObject({ options: { delegateTests: { binding: 'grpc' } } });
+    expect(parseWorkerArgs([])).not.toHaveProperty('options.delegateTests');
+  });
+
+  it('takes the hop limit of forwarded reminders with --max-forward-hops (R60), 0 included', () => {
+    expect(parseWorkerArgs(['--max-forward-hops', '0'])).toMatchObject({
+      options: { maxForwardHops: 0 },
+    });
+    expect(parseWorkerArgs([])).not.toHaveProperty('options.maxForwardHops');
+  });
+
+  it('names the agent card with --name', () => {
+    expect(parseWorkerArgs(['--name', 'test agent'])).toMatchObject({
+      options: { name: 'test agent' },
+    });
+  });
+
   it('accepts --flag=value', () => {
     const command = parseWorkerArgs(['--port=8080', '--grpc-port=8081']);
     expect(command).toMatchObject({ kind: 'run', options: { port: 8080, grpcPort: 8081 } });
@@ -91,6 +118,14 @@ describe('worker command line', () => {
       ['--model-url', 'https://user:sk-123@api.example.com/v1', '--model', 'm'],
       '--model-url must not carry credentials; set $A2A_REMINDERS_MODEL_API_KEY',
     ],
+    [['--delegate-binding', 'rest'], '--delegate-binding needs --delegate-tests'],
+    [['--delegate-tests', '127.0.0.1:41251'], '--delegate-tests must be an http(s) URL'],
+    [
+      ['--delegate-tests', 'http://127.0.0.1:41251', '--delegate-binding', 'soap'],
+      '--delegate-binding must be one of jsonrpc, rest, grpc',
+    ],
+    [['--name', ' '], '--name must be 1 to 100 characters'],
+    [['--max-forward-hops', '65'], '--max-forward-hops must be between 0 and 64'],
   ])('rejects %j with a usage error', (argv, message) => {
     expect(() => parseWorkerArgs(argv)).toThrow(UsageError);
     expect(() => parseWorkerArgs(argv)).toThrow(message);

@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
+import type { Binding } from '@a2a-reminders/core';
+import { BINDINGS, defaultReminderLimits } from '@a2a-reminders/core';
 import { parseDatabaseUrl } from '@a2a-reminders/database';
+import { DEFAULT_AGENT_NAME } from './agent-card.js';
 import { DEFAULT_STORE_FILE } from './worker-stores.js';
 
 export interface WorkerCliOptions {
@@ -18,6 +21,19 @@ export interface WorkerCliOptions {
   readonly leaseMs?: number;
   /** An OpenAI-compatible endpoint to run the agent on, instead of the offline scripted model. */
   readonly modelEndpoint?: ModelEndpoint;
+  /** `--delegate-tests`: the agent the test step is delegated to, reminders forwarded (spec §15). */
+  readonly delegateTests?: TestAgent;
+  /** `--max-forward-hops`: the hop limit of forwarded reminders this worker takes (R60). */
+  readonly maxForwardHops?: number;
+  /** `--name`: the agent card's name. */
+  readonly name?: string;
+}
+
+/** The agent `--delegate-tests` names, and the binding the worker reaches it over. */
+export interface TestAgent {
+  /** Its agent card URL, or the base URL the card is served under. */
+  readonly url: string;
+  readonly binding: Binding;
 }
 
 /** `--model-url` and `--model`; the key comes from {@link MODEL_API_KEY_ENV}, never a flag. */
@@ -86,6 +102,16 @@ Options:
                       in the working directory; its absolute path is printed at start)
                       With postgres://, several workers on one database form one deployment
                       (replicas): inject on any, events reach the one running the task.
+  --name <name>       the agent card's name (default "${DEFAULT_AGENT_NAME}")
+  --delegate-tests <url>
+                      delegate each test step to the A2A agent at <url> (its agent card URL or
+                      base URL; another worker, say) and forward the task's reminders into that
+                      sub-task, with provenance; their copies' fates come back on the task
+  --delegate-binding <binding>
+                      jsonrpc, rest or grpc: how --delegate-tests is reached (default jsonrpc)
+  --max-forward-hops <n>
+                      most hops a forwarded reminder may have travelled to be accepted here
+                      (default ${defaultReminderLimits.maxForwardHops}; 0 refuses every forwarded reminder)
   --replica-id <id>   postgres: this replica's name in task leases (default host:pid:random)
   --lease-ms <ms>     postgres: a task whose replica stops heartbeating is ended FAILED by
                       another replica after this long (default 10000; checked every quarter)
@@ -122,6 +148,19 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
         ? {}
         : { leaseMs: intOption('--lease-ms', values['lease-ms'], 10_000, 200, 3_600_000) }),
       ...modelOption(values['model-url'], values.model),
+      ...nameOption(values.name),
+      ...delegateOption(values['delegate-tests'], values['delegate-binding']),
+      ...(values['max-forward-hops'] === undefined
+        ? {}
+        : {
+            maxForwardHops: intOption(
+              '--max-forward-hops',
+              values['max-forward-hops'],
+              defaultReminderLimits.maxForwardHops,
+              0,
+              64,
+            ),
+          }),
     },
   };
 }
@@ -143,6 +182,10 @@ function parse(argv: readonly string[]) {
       'lease-ms': { type: 'string' },
       'model-url': { type: 'string' },
       model: { type: 'string' },
+      name: { type: 'string' },
+      'delegate-tests': { type: 'string' },
+      'delegate-binding': { type: 'string' },
+      'max-forward-hops': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -175,6 +218,46 @@ function storeOption(raw: string | undefined): string {
   return raw;
 }
 
+/** The URL a flag names, which must be http(s). */
+function httpUrl(flag: string, url: string): URL {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new UsageError(`${flag} must be an http(s) URL, got "${url}"`);
+  }
+  return parsed;
+}
+
+function nameOption(name: string | undefined): { name?: string } {
+  if (name === undefined) return {};
+  if (name.trim() === '' || name.length > 100) {
+    throw new UsageError('--name must be 1 to 100 characters');
+  }
+  return { name };
+}
+
+function delegateOption(
+  url: string | undefined,
+  binding: string | undefined,
+): { delegateTests?: TestAgent } {
+  if (url === undefined) {
+    if (binding !== undefined) throw new UsageError('--delegate-binding needs --delegate-tests');
+    return {};
+  }
+  httpUrl('--delegate-tests', url);
+  const chosen = binding ?? 'jsonrpc';
+  if (!(BINDINGS as readonly string[]).includes(chosen)) {
+    throw new UsageError(
+      `--delegate-binding must be one of ${BINDINGS.join(', ')}, got "${chosen}"`,
+    );
+  }
+  return { delegateTests: { url, binding: chosen as Binding } };
+}
+
 function modelOption(
   url: string | undefined,
   model: string | undefined,
@@ -184,15 +267,7 @@ function modelOption(
   if (model === undefined || model.trim() === '') {
     throw new UsageError('--model-url needs --model <name>');
   }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`--model-url must be an http(s) URL, got "${url}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError(`--model-url must be an http(s) URL, got "${url}"`);
-  }
+  const parsed = httpUrl('--model-url', url);
   // A key in the URL would show in logs and process lists: keys come from the environment.
   if (parsed.username !== '' || parsed.password !== '') {
     throw new UsageError(`--model-url must not carry credentials; set $${MODEL_API_KEY_ENV}`);

@@ -10,6 +10,7 @@ import type { ModelMessage } from 'ai';
 import { generateText, hasToolCall, stepCountIs, ToolChoiceViolationError } from 'ai';
 import { codingTools, STEP_TOOL_NAMES } from './coding-tools.js';
 import type { Step, TurnPrompt } from './model.js';
+import type { TestDelegation } from './test-delegation.js';
 import { AGENT_INSTRUCTIONS, turnOfMax, turnPromptOf } from './turn-prompt.js';
 
 export interface CodingAgentOptions {
@@ -30,6 +31,8 @@ export interface CodingAgentOptions {
    * the turn waits for it, and `signal` tells it the task was cancelled.
    */
   readonly onPrompt?: (prompt: TurnPrompt, signal: AbortSignal) => void | Promise<void>;
+  /** `--delegate-tests`: test steps run as a sub-task on another agent, reminders forwarded. */
+  readonly testDelegation?: TestDelegation;
 }
 
 /** One task's loop in this process. */
@@ -108,7 +111,7 @@ export class CodingAgentExecutor implements AgentExecutor {
 
   async #loop(context: RequestContext, bus: ExecutionEventBus, signal: AbortSignal): Promise<void> {
     const { taskId, contextId } = context;
-    const { maxTurns, model, reminders, turnMs, onPrompt } = this.#options;
+    const { maxTurns, model, reminders, turnMs, onPrompt, testDelegation } = this.#options;
     const task = snapshotOf(context);
     bus.publish(AgentEvent.task(task));
     const publishStatus = (state: TaskState, text?: string) =>
@@ -136,10 +139,13 @@ export class CodingAgentExecutor implements AgentExecutor {
       lastStepTurn = turn;
       const summary = (step.summary.trim().split('\n')[0] ?? '').slice(0, MAX_SUMMARY_CHARS);
       steps.push({ ...step, summary });
-      publishStatus(
-        TaskState.TASK_STATE_WORKING,
-        `turn ${turnOfMax(turn, maxTurns)} ${step.kind}: ${summary}`,
-      );
+      const label = `turn ${turnOfMax(turn, maxTurns)} ${step.kind}`;
+      publishStatus(TaskState.TASK_STATE_WORKING, `${label}: ${summary}`);
+      if (step.kind === 'test' && testDelegation !== undefined) {
+        return delegateTests(testDelegation, context, bus, summary, signal, (text) =>
+          publishStatus(TaskState.TASK_STATE_WORKING, `${label}: ${text}`),
+        );
+      }
       if (!step.done) await pause(turnMs, signal);
       return 'done';
     };
@@ -219,6 +225,43 @@ export class CodingAgentExecutor implements AgentExecutor {
     );
     publishStatus(TaskState.TASK_STATE_COMPLETED, `Done in ${turn} turns.`);
   }
+}
+
+/**
+ * A test step run by the test agent (`--delegate-tests`), its start and end
+ * published as the task's progress; what the model is told of the run.
+ */
+async function delegateTests(
+  delegation: TestDelegation,
+  context: RequestContext,
+  bus: ExecutionEventBus,
+  summary: string,
+  signal: AbortSignal,
+  progress: (text: string) => void,
+): Promise<string> {
+  let agent = 'the test agent';
+  try {
+    const run = await delegation.run(context, bus, summary, signal, (subTaskId, name) => {
+      agent = name;
+      progress(`delegated to ${name} as task ${subTaskId}`);
+    });
+    const end = run.finalText === '' ? '' : `: ${run.finalText}`;
+    const how = run.finalState === '' ? 'stopped answering on' : 'ended';
+    const unforwarded = run.forwarded ? '' : ' (it takes no reminders: none were forwarded)';
+    const text = `${agent} ${how} task ${run.subTaskId} ${taskStateLabel(run.finalState)}${end}${unforwarded}`;
+    progress(text);
+    return text;
+  } catch (error) {
+    // The run is lost, not the task: the model hears why and goes on.
+    const text = `${agent} could not run the tests: ${error instanceof Error ? error.message : String(error)}`;
+    progress(text);
+    return text;
+  }
+}
+
+/** `COMPLETED` for `TASK_STATE_COMPLETED`. */
+function taskStateLabel(name: string): string {
+  return name.replace(/^TASK_STATE_/, '');
 }
 
 /** The most of a step's summary (its first line) that its progress update quotes. */

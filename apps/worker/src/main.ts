@@ -36,6 +36,10 @@ async function main(): Promise<number> {
   if (worker.replica !== undefined) {
     console.log(`REPLICA ${worker.replica.id} lease-ms=${worker.replica.leaseMs}`);
   }
+  if (options.delegateTests !== undefined) {
+    const { url, binding } = options.delegateTests;
+    console.log(`DELEGATE tests to ${url} over ${binding}`);
+  }
   if (modelEndpoint !== undefined) {
     console.log(`MODEL ${modelEndpoint.model} at ${modelEndpoint.url}`);
   }

@@ -30,11 +30,13 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import { buildAgentCard, JSONRPC_PATH, REST_PATH } from './agent-card.js';
+import type { TestAgent } from './cli-args.js';
 import { CodingAgentExecutor } from './coding-agent-executor.js';
 import { endInterruptedTasks } from './interrupted-tasks.js';
 import { answerUnparsableRequestsWithJson, jsonErrorHandler, jsonNotFound } from './json-errors.js';
 import type { TurnPrompt } from './model.js';
 import { ScriptedLanguageModel } from './scripted-model.js';
+import { TestDelegation } from './test-delegation.js';
 import { openWorkerStores } from './worker-stores.js';
 
 export interface WorkerOptions {
@@ -61,6 +63,12 @@ export interface WorkerOptions {
   readonly replicaId?: string;
   /** PostgreSQL: how long a task's lease lasts without a heartbeat (R53; default 10 000 ms). */
   readonly leaseMs?: number;
+  /** The agent test steps are delegated to, the task's reminders forwarded (spec §15). */
+  readonly delegateTests?: TestAgent;
+  /** Most hops a forwarded reminder may carry to be accepted (R60); core's default when absent. */
+  readonly maxForwardHops?: number;
+  /** The agent card's name (`--name`), to tell agents apart in a chain of them. */
+  readonly name?: string;
 }
 
 export interface RunningWorker {
@@ -95,6 +103,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     taskStore,
     eventBusManager,
     store: stores.reminderStore,
+    ...(options.maxForwardHops === undefined
+      ? {}
+      : { limits: { maxForwardHops: options.maxForwardHops } }),
     ...(stores.changeSignal === undefined ? {} : { changeSignal: stores.changeSignal }),
   });
   // PostgreSQL: replicas may share the database, so a task whose replica
@@ -149,11 +160,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     maxTurns: options.maxTurns,
     turnMs: options.turnMs,
     ...(options.onPrompt ? { onPrompt: options.onPrompt } : {}),
+    ...(options.delegateTests === undefined
+      ? {}
+      : { testDelegation: new TestDelegation(options.delegateTests, reminders) }),
   });
   const card = buildAgentCard({
     httpBaseUrl,
     grpcAddress,
     reminders,
+    ...(options.name === undefined ? {} : { name: options.name }),
   });
   const executor = reminders.wrapExecutor(agent);
   // Push notifications (A2A §9): the SDK's store and sender. Reminder events

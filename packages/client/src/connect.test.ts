@@ -7,12 +7,12 @@ import { saveTask } from '@a2a-reminders/test-support';
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentConnectionError } from './agent-connection-error.js';
-import type { AgentConnection } from './connect.js';
-import { connectToAgent } from './connect.js';
+import type { A2AConnection, AgentConnection } from './connect.js';
+import { connectToA2AAgent, connectToAgent } from './connect.js';
 import type { TestAgent, TestAgentOptions } from './testing/test-agent.js';
 import { startTestAgent } from './testing/test-agent.js';
 
-const opened: Array<TestAgent | AgentConnection> = [];
+const opened: Array<TestAgent | A2AConnection> = [];
 afterEach(async () => {
   for (const item of opened.splice(0).reverse()) await item.close();
 });
@@ -28,6 +28,9 @@ async function connect(...args: Parameters<typeof connectToAgent>): Promise<Agen
   opened.push(connection);
   return connection;
 }
+
+/** The calls the agent saw, cards aside. */
+const served = (agent: TestAgent) => agent.seen.filter((c) => c.binding !== 'card');
 
 const failureOf = (promise: Promise<unknown>) =>
   promise.then(
@@ -158,6 +161,34 @@ describe.each(BINDINGS)('connectToAgent over %s', (binding: Binding) => {
     expect((unextended as Error).message).toBe(
       `the agent card of ${plain.card.name} does not advertise ${TASK_REMINDERS_EXTENSION_URI}`,
     );
+  });
+
+  it('connectToA2AAgent reaches an agent without the extension with the SDK client alone, activating nothing', async () => {
+    const plain = await agent({ withoutExtension: true });
+    await saveTask(plain.taskStore, {
+      id: 'task-1',
+      state: TaskState.TASK_STATE_WORKING,
+      user: 'alice',
+    });
+    const connection = await connectToA2AAgent(plain.url, {
+      binding,
+      headers: { authorization: 'Bearer alice' },
+    });
+    opened.push(connection);
+    expect(connection.servesReminders).toBe(false);
+    expect(connection).not.toHaveProperty('reminders');
+    const task = await connection.client.getTask(
+      { tenant: '', id: 'task-1' },
+      connection.requestOptions(),
+    );
+    expect(task.id).toBe('task-1');
+    const call = served(plain).find((c) => c.binding === binding);
+    expect(call?.headers.authorization).toBe('Bearer alice');
+    expect(call?.headers['a2a-extensions'] ?? '').not.toContain(TASK_REMINDERS_EXTENSION_URI);
+    // Where the extension is served, it says so and activates it as connectToAgent does.
+    const extended = await connectToA2AAgent((await agent()).card, { binding });
+    opened.push(extended);
+    expect(extended.servesReminders).toBe(true);
   });
 
   it('refuses, naming the card, a JSON card without extensions or interfaces (an A2A 0.3 card)', async () => {

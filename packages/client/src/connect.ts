@@ -25,20 +25,26 @@ export interface ConnectOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** One agent reached over one binding: the stock SDK client for A2A calls, ours for reminders. */
-export interface AgentConnection {
+/** An agent reached over one binding with the stock SDK client only. */
+export interface A2AConnection {
   readonly card: AgentCard;
   readonly binding: Binding;
-  /** The card's interface URL both clients use. */
+  /** The card's interface URL the client uses. */
   readonly endpoint: string;
   /** The stock `@a2a-js/sdk` client (`ClientFactory`) on that interface. */
   readonly client: Client;
+  /** Whether the card advertises the task-reminders extension (R2). */
+  readonly servesReminders: boolean;
+  /** Options for `client` calls: the connection's headers (the extension activated when served). */
+  requestOptions(signal?: AbortSignal): RequestOptions;
+  /** Closes the gRPC channel the client may hold; HTTP clients hold none. */
+  close(): void;
+}
+
+/** One agent reached over one binding: the stock SDK client for A2A calls, ours for reminders. */
+export interface AgentConnection extends A2AConnection {
   /** The binding package's reminder client on the same interface, with the same headers. */
   readonly reminders: ReminderClient;
-  /** Options for `client` calls: the connection's headers, the extension activated. */
-  requestOptions(signal?: AbortSignal): RequestOptions;
-  /** Closes the gRPC channels both clients may hold; HTTP clients hold none. */
-  close(): void;
 }
 
 /**
@@ -52,43 +58,77 @@ export async function connectToAgent(
   agent: string | AgentCard,
   options: ConnectOptions,
 ): Promise<AgentConnection> {
+  const a2a = await connectToA2AAgent(agent, options);
+  if (!a2a.servesReminders) {
+    a2a.close();
+    throw new AgentConnectionError(
+      `the agent card ${whereOf(agent, a2a.card)} does not advertise ${TASK_REMINDERS_EXTENSION_URI}`,
+      nameOf(agent, a2a.card),
+    );
+  }
+  const iface = findAgentInterface(a2a.card, options.binding);
+  const reminders = createReminderClient(options.binding, {
+    url: a2a.endpoint,
+    headers: options.headers ?? {},
+    ...(iface?.tenant === undefined ? {} : { tenant: iface.tenant }),
+  });
+  return {
+    ...a2a,
+    reminders,
+    requestOptions: a2a.requestOptions,
+    close() {
+      reminders.close();
+      a2a.close();
+    },
+  };
+}
+
+/**
+ * Connects to any A2A agent over `options.binding`, reminders or not: the
+ * card and the stock SDK client on its interface for that binding, with the
+ * headers. For a caller that uses reminders where an agent serves them and
+ * plain A2A where it does not (a worker delegating to another agent, spec
+ * §15). Fails with an {@link AgentConnectionError} that names the card.
+ */
+export async function connectToA2AAgent(
+  agent: string | AgentCard,
+  options: ConnectOptions,
+): Promise<A2AConnection> {
   const card = typeof agent === 'string' ? await fetchAgentCard(agent) : agent;
-  const agentName = typeof agent === 'string' ? agentCardUrlOf(agent) : card.name;
-  const where = typeof agent === 'string' ? `at ${agentName}` : `of ${agentName}`;
   const { binding } = options;
   const iface = findAgentInterface(card, binding);
   if (iface === undefined) {
     throw new AgentConnectionError(
-      `the agent card ${where} lists no ${PROTOCOL_BINDING_OF[binding]} 1.0 interface`,
-      agentName,
+      `the agent card ${whereOf(agent, card)} lists no ${PROTOCOL_BINDING_OF[binding]} 1.0 interface`,
+      nameOf(agent, card),
     );
   }
-  if (!card.capabilities?.extensions?.some((e) => e.uri === TASK_REMINDERS_EXTENSION_URI)) {
-    throw new AgentConnectionError(
-      `the agent card ${where} does not advertise ${TASK_REMINDERS_EXTENSION_URI}`,
-      agentName,
-    );
-  }
-
+  const servesReminders =
+    card.capabilities?.extensions?.some((e) => e.uri === TASK_REMINDERS_EXTENSION_URI) ?? false;
   const client = await sdkClientFactory(binding).createFromAgentCard(card);
   const headers = options.headers ?? {};
-  const reminders = createReminderClient(binding, {
-    url: iface.url,
-    headers,
-    tenant: iface.tenant,
-  });
   return {
     card,
     binding,
     endpoint: iface.url,
     client,
-    reminders,
-    requestOptions: (signal) => reminderRequestOptions(headers, signal),
+    servesReminders,
+    requestOptions: (signal) =>
+      servesReminders
+        ? reminderRequestOptions(headers, signal)
+        : { serviceParameters: { ...headers }, ...(signal === undefined ? {} : { signal }) },
     close() {
-      reminders.close();
       closeSdkClient(client);
     },
   };
+}
+
+function nameOf(agent: string | AgentCard, card: AgentCard): string {
+  return typeof agent === 'string' ? agentCardUrlOf(agent) : card.name;
+}
+
+function whereOf(agent: string | AgentCard, card: AgentCard): string {
+  return typeof agent === 'string' ? `at ${nameOf(agent, card)}` : `of ${card.name}`;
 }
 
 /** The SDK's factory with all three transports, preferring `binding`'s. */

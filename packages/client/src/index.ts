@@ -14,8 +14,8 @@ export {
 } from '@a2a-reminders/core';
 export { agentCardUrlOf, fetchAgentCard } from './agent-card-fetch.js';
 export { AgentConnectionError } from './agent-connection-error.js';
-export type { AgentConnection, ConnectOptions } from './connect.js';
-export { connectToAgent } from './connect.js';
+export type { A2AConnection, AgentConnection, ConnectOptions } from './connect.js';
+export { connectToA2AAgent, connectToAgent } from './connect.js';
 export { delegationRequest } from './delegation-request.js';
 export type { ClosableReminderClient, ReminderClientTarget } from './reminder-client.js';
 export { createReminderClient, grpcBaseUrl } from './reminder-client.js';

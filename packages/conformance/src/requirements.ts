@@ -38,7 +38,7 @@ const REPLICA_NOTE =
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R57) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R64) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -484,6 +484,48 @@ export const requirements = {
       'InjectTaskReminder (replays, conflicts, displacement), ListTaskReminders and CancelTaskReminder answer the same on both replicas, whichever replica runs the task, before and after it ends',
     stores: REPLICA_STORES,
     storesNote: REPLICA_NOTE,
+  },
+  'R58-provenance': {
+    rule: 'R58',
+    source: spec('R58'),
+    behavior:
+      "a reminder's provenance comes back unchanged in the inject answer and ListTaskReminders on every binding; a forwarded copy is the original's content under its id, with the turns it has left, the source chosen and the original's hops plus one naming its task",
+  },
+  'R59-provenance-validated': {
+    rule: 'R59',
+    source: spec('R59'),
+    behavior:
+      'provenance without hops, a hop with a blank, long or unprintable taskId, a malformed reminderId or a long or unprintable source is INVALID_ARGUMENT on the hop field, with the other violations and before R61; past maxForwardHops the hops are not checked one by one and R60 answers in one violation; a re-send is idempotent only with the same provenance',
+  },
+  'R60-forward-hop-limit': {
+    rule: 'R60',
+    source: spec('R60'),
+    behavior:
+      'the card advertises maxForwardHops; more hops are FORWARD_HOP_LIMIT_EXCEEDED with taskId, hops and limit and a violation on reminder.provenance.hops, after validation and before the task lookup, while exactly the limit is accepted and a limit of 0 refuses every copy',
+  },
+  'R61-forward-loop': {
+    rule: 'R61',
+    source: spec('R61'),
+    behavior:
+      'provenance naming the receiving task is FORWARD_LOOP with taskId and the first such hop and a violation on its taskId, before the task lookup and after R60',
+  },
+  'R62-what-is-forwarded': {
+    rule: 'R62',
+    source: spec('R62'),
+    behavior:
+      "a forwarding into a sub-task on the arm's agent sends each live reminder its filter passes once, those live at its start and each accepted while it runs, at once; final ones and those the filter keeps back are not sent, and the filter is asked once per reminder",
+  },
+  'R63-fates-follow': {
+    rule: 'R63',
+    source: spec('R63'),
+    behavior:
+      "cancelling or displacing the original reaches its copies on the arm's agent, expiry does not, and the original's record lists each copy per sub-task with its state or refusal code, each change published as a forward event in a batch of its own",
+  },
+  'R64-forwarder-learns': {
+    rule: 'R64',
+    source: spec('R64'),
+    behavior:
+      "the forwarder learns a copy's state from the sub-task's stream items handed to it on the arm's binding and, at close, from ListTaskReminders on the sub-task, a fate after close is not learned, and with replicas it finds what another replica accepted or cancelled in the store",
   },
   'W15-grpc-transport-errors': {
     rule: 'W15',

@@ -37,6 +37,7 @@ describe('agent card', () => {
       maxMetadataBytes: 16384,
       retentionMs: 3_600_000,
       maxRetainedFinalRemindersPerTask: 128,
+      maxForwardHops: 4,
       defaultTtlTurns: 1,
       acceptedStates: [
         'TASK_STATE_SUBMITTED',
@@ -44,7 +45,7 @@ describe('agent card', () => {
         'TASK_STATE_INPUT_REQUIRED',
         'TASK_STATE_AUTH_REQUIRED',
       ],
-      events: ['emitted', 'displaced', 'expired', 'cancelled', 'dropped'],
+      events: ['emitted', 'displaced', 'expired', 'cancelled', 'dropped', 'forward'],
     });
     expect(card.capabilities?.extensions.length).toBe(1);
     expect(withTaskReminders(out, service).capabilities?.extensions.length).toBe(2);

@@ -30,6 +30,7 @@ export function reminderAgentExtension(
       maxMetadataBytes: limits.maxMetadataBytes,
       retentionMs: limits.retentionMs,
       maxRetainedFinalRemindersPerTask: limits.maxRetainedFinalRemindersPerTask,
+      maxForwardHops: limits.maxForwardHops,
       defaultTtlTurns: DEFAULT_TTL_TURNS,
       acceptedStates: [...ACCEPTING_STATES, ...HOLDING_STATES].map((s) => taskStateName(s)),
       events: [...REMINDER_EVENT_KINDS],

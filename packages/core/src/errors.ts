@@ -27,6 +27,10 @@ export type ReminderErrorCode =
   | 'REMINDER_NOT_LIVE'
   /** The task already holds maxLiveRemindersPerTask live reminders. */
   | 'REMINDER_QUOTA_EXCEEDED'
+  /** R60: the reminder's provenance holds more hops than the server's maxForwardHops. */
+  | 'FORWARD_HOP_LIMIT_EXCEEDED'
+  /** R61: the reminder's provenance already names the task it is sent to. */
+  | 'FORWARD_LOOP'
   /** The request did not activate the extension in A2A-Extensions. */
   | 'EXTENSION_NOT_ACTIVATED'
   /** The A2A-Version the caller asked for is not served by this binding. */
@@ -50,6 +54,8 @@ export const reminderErrorCodes: readonly ReminderErrorCode[] = [
   'REMINDER_NOT_FOUND',
   'REMINDER_NOT_LIVE',
   'REMINDER_QUOTA_EXCEEDED',
+  'FORWARD_HOP_LIMIT_EXCEEDED',
+  'FORWARD_LOOP',
   'EXTENSION_NOT_ACTIVATED',
   'VERSION_NOT_SUPPORTED',
   'UNAUTHENTICATED',
@@ -70,6 +76,8 @@ export const a2aReasonOf = {
   REMINDER_NOT_FOUND: undefined,
   REMINDER_NOT_LIVE: 'UNSUPPORTED_OPERATION',
   REMINDER_QUOTA_EXCEEDED: undefined,
+  FORWARD_HOP_LIMIT_EXCEEDED: undefined,
+  FORWARD_LOOP: undefined,
   EXTENSION_NOT_ACTIVATED: 'EXTENSION_SUPPORT_REQUIRED',
   VERSION_NOT_SUPPORTED: 'VERSION_NOT_SUPPORTED',
   UNAUTHENTICATED: undefined,
@@ -90,6 +98,8 @@ const extensionReason = {
   REMINDER_NOT_FOUND: true,
   REMINDER_NOT_LIVE: true,
   REMINDER_QUOTA_EXCEEDED: true,
+  FORWARD_HOP_LIMIT_EXCEEDED: true,
+  FORWARD_LOOP: true,
   EXTENSION_NOT_ACTIVATED: false,
   VERSION_NOT_SUPPORTED: false,
   UNAUTHENTICATED: true,
@@ -121,7 +131,7 @@ export class ReminderError extends Error {
   readonly code: ReminderErrorCode;
   /** String metadata for the ErrorInfo details (e.g. `taskId`). */
   readonly metadata: Readonly<Record<string, string>>;
-  /** Field violations; non-empty only for INVALID_ARGUMENT and REMINDER_ID_CONFLICT. */
+  /** Field violations; non-empty only for INVALID_ARGUMENT, REMINDER_ID_CONFLICT and the FORWARD_ codes. */
   readonly fieldViolations: readonly FieldViolation[];
   readonly [REMINDER_ERROR_BRAND] = true;
 

@@ -4,7 +4,8 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { create, toJson } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
-import type { StoredReminder } from './store.js';
+import { forwardOf } from './records.js';
+import type { StoredForward, StoredReminder } from './store.js';
 
 /** The lifecycle events the service emits (R18, advertised on the card per R2). */
 export const REMINDER_EVENT_KINDS = [
@@ -13,6 +14,7 @@ export const REMINDER_EVENT_KINDS = [
   'expired',
   'cancelled',
   'dropped',
+  'forward',
 ] as const;
 
 type EventBody = TaskReminderEvent['event'];
@@ -75,6 +77,11 @@ export function droppedEvent(r: StoredReminder, nowMs: number, taskState: string
     case: 'dropped',
     value: { $typeName: 'a2a.reminders.v1.ReminderDropped', taskState },
   });
+}
+
+/** R63: a forwarded copy of the reminder was accepted, refused, or changed state in its sub-task. */
+export function forwardEvent(r: StoredReminder, nowMs: number, forward: StoredForward) {
+  return event(r, nowMs, { case: 'forward', value: forwardOf(forward) });
 }
 
 export function eventBatch(taskId: string, events: TaskReminderEvent[]): TaskReminderEventBatch {

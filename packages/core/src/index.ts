@@ -36,6 +36,12 @@ export {
 } from './limits.js';
 export { DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE } from './list-page.js';
 export type { ReminderContent, ReminderFields } from './reminder-content.js';
+export { provenanceFromText, provenanceText } from './reminder-content.js';
+export type {
+  ForwardingClient,
+  ForwardRemindersOptions,
+  ReminderForwarding,
+} from './reminder-forwarding.js';
 export { createReminderService } from './reminder-service.js';
 export { isReminderUpdate } from './reminder-update.js';
 export type { ChatMessage, ChatRenderOptions, RenderableReminder } from './render.js';
@@ -69,6 +75,7 @@ export type {
   ReminderTaskSnapshot,
   ReminderTransaction,
   ReminderWrite,
+  StoredForward,
   StoredReminder,
   StoredReminderState,
   TaskEndMark,
@@ -86,6 +93,7 @@ export type { MessageScope } from './text-message.js';
 export { messageText, textMessage, textPart } from './text-message.js';
 export {
   MAX_DEDUPE_KEY_CHARS,
+  MAX_HOP_TASK_ID_CHARS,
   MAX_ROLE_HINT_CHARS,
   MAX_SOURCE_CHARS,
   REMINDER_ID_PATTERN,

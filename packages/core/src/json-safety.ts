@@ -145,6 +145,17 @@ export function loneSurrogateViolations<Desc extends DescMessage>(
       if (typeof value === 'string' && hasLoneSurrogate(value)) {
         violations.push({ field: at, description: LONE_SURROGATE_DESCRIPTION });
       }
+    } else if (field.fieldKind === 'list' && Array.isArray(value)) {
+      value.forEach((item: unknown, i) => {
+        const element = `${at}[${i}]`;
+        if (typeof item === 'string' && hasLoneSurrogate(item)) {
+          violations.push({ field: element, description: LONE_SURROGATE_DESCRIPTION });
+        } else if (field.listKind === 'message' && typeof item === 'object' && item !== null) {
+          violations.push(
+            ...loneSurrogateViolations(field.message, item as MessageShape<DescMessage>, element),
+          );
+        }
+      });
     } else if (
       field.fieldKind === 'message' &&
       !field.message.typeName.startsWith('google.protobuf.') &&

@@ -15,6 +15,8 @@ export interface ReminderLimits {
    * keeps; beyond it the oldest to become final are purged (R48).
    */
   readonly maxRetainedFinalRemindersPerTask: number;
+  /** R60: most hops a forwarded reminder's provenance may hold. */
+  readonly maxForwardHops: number;
 }
 
 export const defaultReminderLimits: ReminderLimits = {
@@ -27,6 +29,9 @@ export const defaultReminderLimits: ReminderLimits = {
   // moment stays listable, with as much recent history again. Worst case
   // about 128 × 21 KiB (4 KiB body, 16 KiB metadata) ≈ 2.7 MiB per task.
   maxRetainedFinalRemindersPerTask: 128,
+  // Deeper than the agent graphs seen in practice (a coordinator, a worker,
+  // its helpers), shallow enough that a chain that went wrong stops soon.
+  maxForwardHops: 4,
 };
 
 /** ttlTurns when the caller leaves it unset. */

@@ -142,6 +142,25 @@ function readField<Desc extends DescMessage>(
     setField(message, field, sub);
     return undefined;
   }
+  if (
+    field.fieldKind === 'list' &&
+    field.listKind === 'message' &&
+    !field.message.typeName.startsWith('google.protobuf.')
+  ) {
+    // Element by element, so a value deep in one element is reported on its
+    // own path (`reminder.provenance.hops[1].source`) and the others are kept.
+    if (!Array.isArray(value)) return 'must be a JSON array';
+    if (depth >= MAX_MESSAGE_DEPTH) return 'nests too deeply';
+    const items = value.map((item: unknown, i) => {
+      if (isJsonObject(item)) {
+        return readMessage(field.message, item, `${at}[${i}]`, violations, depth + 1);
+      }
+      violations.push({ field: `${at}[${i}]`, description: 'must be a JSON object' });
+      return create(field.message);
+    });
+    setField(message, field, items);
+    return undefined;
+  }
   if (field.fieldKind === 'scalar' && field.scalar === ScalarType.STRING) {
     if (typeof value !== 'string') return 'must be a string';
     if (hasLoneSurrogate(value)) return LONE_SURROGATE_DESCRIPTION;

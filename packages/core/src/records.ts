@@ -1,9 +1,14 @@
-import type { TaskReminder, TaskReminderRecord } from '@a2a-reminders/proto';
-import { ReminderState, TaskReminderRecordSchema, TaskReminderSchema } from '@a2a-reminders/proto';
+import type { ReminderForward, TaskReminder, TaskReminderRecord } from '@a2a-reminders/proto';
+import {
+  ReminderForwardSchema,
+  ReminderState,
+  TaskReminderRecordSchema,
+  TaskReminderSchema,
+} from '@a2a-reminders/proto';
 import { equals } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { acceptedContent, reminderOf } from './reminder-content.js';
-import type { ReminderWrite, StoredReminder, StoredReminderState } from './store.js';
+import type { ReminderWrite, StoredForward, StoredReminder, StoredReminderState } from './store.js';
 import { isLiveState } from './store.js';
 
 const protoState: Record<StoredReminderState, ReminderState> = {
@@ -44,6 +49,19 @@ function record(taskId: string, stored: ReminderWrite, asAccepted: boolean): Tas
     firstTurn: asAccepted ? undefined : stored.firstTurn,
     turnsRemaining: asAccepted ? stored.ttlTurns : turnsRemainingOf(stored),
     displacedBy: asAccepted ? '' : (stored.displacedBy ?? ''),
+    forwards: asAccepted || stored.forwards === undefined ? [] : stored.forwards.map(forwardOf),
+  };
+}
+
+/** R63: the wire form of one forwarded copy. */
+export function forwardOf(forward: StoredForward): ReminderForward {
+  return {
+    $typeName: ReminderForwardSchema.typeName,
+    taskId: forward.taskId,
+    reminderId: forward.reminderId,
+    state: forward.state === undefined ? ReminderState.UNSPECIFIED : protoState[forward.state],
+    refusal: forward.refusal ?? '',
+    updateTime: timestampFromMs(forward.updateTimeMs),
   };
 }
 

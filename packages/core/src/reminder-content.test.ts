@@ -1,6 +1,6 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskReminder } from '@a2a-reminders/proto';
-import { TaskReminderSchema } from '@a2a-reminders/proto';
+import { ReminderProvenanceSchema, TaskReminderSchema } from '@a2a-reminders/proto';
 import type { DescField } from '@bufbuild/protobuf';
 import { create, equals, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ const everyField: ReminderInit = {
   roleHint: 'developer',
   source: 'monitor',
   metadata: { a: 1, nested: { b: [true, 'x'] } },
+  provenance: { hops: [{ taskId: 'parent-task', reminderId: 'p1', source: 'coordinator' }] },
 };
 
 function fieldValue(message: TaskReminder, field: DescField): unknown {
@@ -36,7 +37,12 @@ function withChanged(field: DescField): ReminderInit {
   let changed: unknown;
   if (typeof value === 'string') changed = `${value}-changed`;
   else if (typeof value === 'number') changed = value + 1;
-  else changed = { other: 'metadata' };
+  else if (
+    field.fieldKind === 'message' &&
+    field.message.typeName === ReminderProvenanceSchema.typeName
+  ) {
+    changed = { hops: [{ taskId: 'another-task', reminderId: 'p1' }] };
+  } else changed = { other: 'metadata' };
   return { ...everyField, [field.localName]: changed };
 }
 

@@ -1,6 +1,6 @@
-import type { TaskReminder } from '@a2a-reminders/proto';
-import { TaskReminderSchema } from '@a2a-reminders/proto';
-import { create } from '@bufbuild/protobuf';
+import type { ReminderProvenance, TaskReminder } from '@a2a-reminders/proto';
+import { ReminderProvenanceSchema, TaskReminderSchema } from '@a2a-reminders/proto';
+import { create, fromJsonString, toJsonString } from '@bufbuild/protobuf';
 import { DEFAULT_TTL_TURNS } from './limits.js';
 
 /**
@@ -46,6 +46,16 @@ export function acceptedContent(reminder: TaskReminder): ReminderContent {
   };
   content.ttlTurns = reminder.ttlTurns ?? DEFAULT_TTL_TURNS;
   return content as ReminderContent;
+}
+
+/** R58: a reminder's provenance as ProtoJSON text, for a store that keeps it in a column. */
+export function provenanceText(provenance: ReminderProvenance): string {
+  return toJsonString(ReminderProvenanceSchema, provenance);
+}
+
+/** The provenance {@link provenanceText} wrote. */
+export function provenanceFromText(text: string): ReminderProvenance {
+  return fromJsonString(ReminderProvenanceSchema, text);
 }
 
 /**

@@ -7,6 +7,7 @@ import { InMemoryReminderStore } from './in-memory-store.js';
 import { LazySweeper } from './lazy-sweeper.js';
 import { DEFAULT_DISPLACED_EVENT_DELAY_MS, defaultReminderLimits } from './limits.js';
 import { BusRegistry, executionFallback } from './publisher.js';
+import { ReminderForwarder } from './reminder-forwarding.js';
 import { ReminderSteps } from './reminder-steps.js';
 import { ReplicaDelivery } from './replica-delivery.js';
 import { ReminderRpcs } from './rpc-handlers.js';
@@ -44,6 +45,12 @@ export function createReminderService(options: ReminderServiceOptions): Reminder
     // R57 does not apply with replicas: R52 delivers the log's batches as committed.
     options.changeSignal === undefined ? delayMs : 0,
   );
+  // R60: a hop count, so a whole number; 0 refuses every forwarded reminder.
+  if (!Number.isInteger(limits.maxForwardHops) || limits.maxForwardHops < 0) {
+    throw new RangeError(
+      `maxForwardHops must be a whole number, got ${String(limits.maxForwardHops)}`,
+    );
+  }
   const store: ReminderStore = options.store ?? new InMemoryReminderStore();
   let replicas: ReplicaDelivery | undefined;
   if (options.changeSignal !== undefined) {
@@ -82,6 +89,17 @@ export function createReminderService(options: ReminderServiceOptions): Reminder
     endTask: (requestContext, eventBus, finalState) =>
       endTask(steps, taskEnd, requestContext, eventBus, finalState),
     wrapExecutor: (executor) => executors.wrap(executor),
+    forwardReminders: (requestContext, eventBus, forwardOptions) => {
+      // Follow the bus from now on, so `forward` updates repeat its status (R31), as turns do.
+      steps.buses.stateOf(eventBus);
+      return new ReminderForwarder(
+        steps,
+        steps.keyOf(requestContext.context, requestContext.taskId),
+        eventBus,
+        executionFallback(requestContext),
+        forwardOptions,
+      );
+    },
     agentExtension: () => reminderAgentExtension(limits),
   };
 }

@@ -5,6 +5,7 @@ import type { BusRegistry, StatusFallback } from './publisher.js';
 import type { ReplicaDelivery } from './replica-delivery.js';
 import { encodeEventBatch } from './replica-delivery.js';
 import type { ReminderStore, ReminderStoreKey, ReminderTransaction } from './store.js';
+import { storeKeyString } from './store.js';
 
 /** A lifecycle step's outcome, with its batch's log position when replicas are on (R52). */
 export type Committed<T> = Outcome<T> & { readonly seq?: number };
@@ -32,6 +33,7 @@ export class ReminderSteps {
   readonly replicas: ReplicaDelivery | undefined;
   private readonly ownerResolver: OwnerResolver;
   private readonly clockMs: () => number;
+  private readonly watchers = new Map<string, Set<() => void>>();
 
   constructor(parts: ReminderStepsParts) {
     this.store = parts.store;
@@ -47,6 +49,32 @@ export class ReminderSteps {
   /** The task's reminders are scoped exactly like the SDK's stores scope the task. */
   keyOf(context: ServerCallContext, taskId: string): ReminderStoreKey {
     return { tenant: context.tenant ?? '', owner: this.ownerResolver(context), taskId };
+  }
+
+  /**
+   * Calls `wake` after every inject or cancel this replica commits on the
+   * task, until the returned function is called: how a forwarding hears of
+   * new reminders (R62).
+   */
+  watch(key: ReminderStoreKey, wake: () => void): () => void {
+    const name = storeKeyString(key);
+    let wakes = this.watchers.get(name);
+    if (wakes === undefined) {
+      wakes = new Set();
+      this.watchers.set(name, wakes);
+    }
+    const entry = () => wake();
+    wakes.add(entry);
+    return () => {
+      wakes.delete(entry);
+      if (wakes.size === 0) this.watchers.delete(name);
+    };
+  }
+
+  /** After an rpc committed a change to the task's reminders (see {@link watch}). */
+  changed(key: ReminderStoreKey): void {
+    if (this.watchers.size === 0) return;
+    for (const wake of this.watchers.get(storeKeyString(key)) ?? []) wake();
   }
 
   nowMs(): number {

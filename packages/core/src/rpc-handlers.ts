@@ -41,7 +41,7 @@ import type { ReminderStoreKey } from './store.js';
 import { storeKeyString } from './store.js';
 import type { TaskEnd } from './task-end.js';
 import { isTerminalState, taskStateName } from './task-states.js';
-import { throwIfInvalid } from './validation.js';
+import { throwIfForwardRefused, throwIfInvalid } from './validation.js';
 
 export interface ReminderRpcsParts {
   readonly steps: ReminderSteps;
@@ -67,8 +67,11 @@ export class ReminderRpcs implements ReminderRpcHandler {
   ): Promise<InjectTaskReminderResponse> {
     return guard(async () => {
       const taskId = request.taskId;
-      const { key, task } = await this.enter(context, taskId, () =>
-        injectRequestViolations(request, this.steps.limits, readViolations),
+      const { key, task } = await this.enter(
+        context,
+        taskId,
+        () => injectRequestViolations(request, this.steps.limits, readViolations),
+        () => throwIfForwardRefused(request, this.steps.limits),
       );
       const reminder = storable(request.reminder);
       const state = task.status?.state;
@@ -90,6 +93,7 @@ export class ReminderRpcs implements ReminderRpcHandler {
         },
       );
       await this.publishToTask(context, key, task, outcome);
+      this.steps.changed(key);
       return outcome.result;
     });
   }
@@ -133,19 +137,21 @@ export class ReminderRpcs implements ReminderRpcHandler {
         return cancel(tx, request.taskId, request.reminderId, nowMs, this.steps.limits);
       });
       await this.publishToTask(context, key, task, outcome);
+      this.steps.changed(key);
       return create(CancelTaskReminderResponseSchema, { record: outcome.result });
     });
   }
 
   /**
-   * R5, R3, R8, R7 in that order: authentication, activation, validation,
-   * then the task lookup with the caller's own context. A terminal task whose
+   * R5, R3, R8, R7 in that order: authentication, activation, validation
+   * (and, for an inject, R60 and R61), then the task lookup with the caller's own context. A terminal task whose
    * reminders are still live has them ended now (R29).
    */
   private async enter(
     context: ServerCallContext,
     taskId: string,
     violations: () => FieldViolation[],
+    forwardChecks?: () => void,
   ): Promise<{ readonly key: ReminderStoreKey; readonly task: EnteredTask }> {
     if (this.parts.requireAuthentication && !context.user?.isAuthenticated) {
       throw new ReminderError('UNAUTHENTICATED', 'authentication required');
@@ -159,6 +165,7 @@ export class ReminderRpcs implements ReminderRpcHandler {
     }
     context.addActivatedExtension(TASK_REMINDERS_EXTENSION_URI);
     throwIfInvalid(violations());
+    forwardChecks?.();
     // The caller's scope, resolved only once the checks above passed (R5).
     const key = this.steps.keyOf(context, taskId);
     const task = await this.parts.taskStore.load(taskId, context);
@@ -228,9 +235,23 @@ async function guard<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** R44: the validated reminder as it is stored, numbers as ProtoJSON reads them back. */
+/**
+ * R44: the validated reminder as it is stored, numbers as ProtoJSON reads
+ * them back, and provenance rebuilt from its known fields: a binary request
+ * may carry unknown fields inside it, which no store keeps alike (R59).
+ */
 function storable(reminder: TaskReminder | undefined): TaskReminder {
   if (reminder === undefined) throw new ReminderError('INTERNAL', 'internal error');
   const metadata = withoutNegativeZero(reminder.metadata);
-  return metadata === reminder.metadata ? reminder : { ...reminder, metadata };
+  const provenance = reminder.provenance && {
+    $typeName: reminder.provenance.$typeName,
+    hops: reminder.provenance.hops.map((hop) => ({
+      $typeName: hop.$typeName,
+      taskId: hop.taskId,
+      reminderId: hop.reminderId,
+      source: hop.source,
+    })),
+  };
+  if (metadata === reminder.metadata && provenance === undefined) return reminder;
+  return { ...reminder, metadata, provenance };
 }

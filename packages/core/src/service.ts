@@ -19,6 +19,7 @@ import type {
 import type { FieldViolation } from './errors.js';
 import type { DEFAULT_DISPLACED_EVENT_DELAY_MS, ReminderLimits } from './limits.js';
 import type { ReminderFields } from './reminder-content.js';
+import type { ForwardRemindersOptions, ReminderForwarding } from './reminder-forwarding.js';
 import type { ReminderChangeSignal, ReminderStore } from './store.js';
 
 /**
@@ -103,6 +104,21 @@ export interface ReminderService extends ReminderRpcHandler {
    * {@link endTask}. Workers should always run their executor through this.
    */
   wrapExecutor(executor: AgentExecutor): AgentExecutor;
+
+  /**
+   * Forwards the task's reminders into a sub-task that this execution
+   * delegated to another A2A agent (R58–R64): every live reminder the filter
+   * lets through, now and as they are accepted, goes to the sub-task as a
+   * copy with provenance; cancelling or displacing the original reaches the
+   * copy; what becomes of each copy is listed on the original's record and
+   * published on the task's stream as `forward` events. Call `close()` when
+   * the delegation is over.
+   */
+  forwardReminders(
+    requestContext: RequestContext,
+    eventBus: ExecutionEventBus,
+    options: ForwardRemindersOptions,
+  ): ReminderForwarding;
 
   /**
    * The agent-card entry for `capabilities.extensions`: the extension URI,

@@ -47,6 +47,26 @@ export interface StoredReminder extends ReminderContent {
    * re-sends (R13) without keeping a second copy of the body.
    */
   readonly acceptance: ReminderAcceptance;
+  /**
+   * R62, R63: the copies the agent forwarded into sub-tasks, in the order of
+   * forwarding, each as last learned. Bookkeeping, not content: it changes
+   * while the copies do, even once the record is final.
+   */
+  readonly forwards?: readonly StoredForward[];
+}
+
+/** One forwarded copy of a reminder (R62, R63), as the forwarding agent last learned it. */
+export interface StoredForward {
+  /** The sub-task, as its agent names it. */
+  readonly taskId: string;
+  /** The copy's id in the sub-task. */
+  readonly reminderId: string;
+  /** The copy's state there; absent when the sub-task's agent refused it. */
+  readonly state?: StoredReminderState;
+  /** The error code the sub-task's agent refused the copy with (R39). */
+  readonly refusal?: string;
+  /** When the agent learned this, epoch ms. */
+  readonly updateTimeMs: number;
 }
 
 /**

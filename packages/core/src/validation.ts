@@ -2,6 +2,7 @@ import type {
   CancelTaskReminderRequest,
   InjectTaskReminderRequest,
   ListTaskRemindersRequest,
+  ReminderProvenance,
   TaskReminder,
 } from '@a2a-reminders/proto';
 import type { FieldViolation } from './errors.js';
@@ -91,6 +92,7 @@ function reminderViolations(
     v('source', `must be at most ${MAX_SOURCE_CHARS} characters`);
   }
   textViolations('reminder.source', r.source, 'name', violations);
+  if (r.provenance !== undefined) provenanceViolations(r.provenance, limits, violations);
   if (r.metadata !== undefined) {
     // R41–R43: JSON every binding carries unchanged; only then is its size meaningful.
     const unsafe = metadataViolations(r.metadata, 'reminder.metadata');
@@ -99,6 +101,104 @@ function reminderViolations(
     if (bytes > limits.maxMetadataBytes) {
       v('metadata', `must be at most ${limits.maxMetadataBytes} bytes as JSON`);
     }
+  }
+}
+
+/** Longest task id a provenance hop may name (R59); A2A task ids are UUIDs. */
+export const MAX_HOP_TASK_ID_CHARS = 256;
+
+/**
+ * R59: provenance is validated like every other field, so that what a task
+ * stores of it is bounded: at least one hop (an empty provenance says
+ * nothing), each naming a task and a reminder id of R9's form, its source
+ * within R9's bound. How many hops is R60's own check: hops past the limit
+ * are not looked at one by one, so a long list cannot make a refusal
+ * longer than any transport carries.
+ */
+function provenanceViolations(
+  provenance: ReminderProvenance,
+  limits: ReminderLimits,
+  violations: FieldViolation[],
+): void {
+  if (provenance.hops.length === 0) {
+    violations.push({
+      field: 'reminder.provenance.hops',
+      description: 'must hold at least one hop',
+    });
+  }
+  if (provenance.hops.length > limits.maxForwardHops) return;
+  provenance.hops.forEach((hop, i) => {
+    const at = `reminder.provenance.hops[${i}]`;
+    if (hop.taskId.trim() === '')
+      violations.push({ field: `${at}.taskId`, description: 'is required' });
+    else if (hop.taskId.length > MAX_HOP_TASK_ID_CHARS) {
+      violations.push({
+        field: `${at}.taskId`,
+        description: `must be at most ${MAX_HOP_TASK_ID_CHARS} characters`,
+      });
+    }
+    textViolations(`${at}.taskId`, hop.taskId, 'name', violations);
+    if (!REMINDER_ID_PATTERN.test(hop.reminderId)) {
+      violations.push({
+        field: `${at}.reminderId`,
+        description: 'must be 1 to 128 characters of [A-Za-z0-9._:-]',
+      });
+    }
+    if (hop.source.length > MAX_SOURCE_CHARS) {
+      violations.push({
+        field: `${at}.source`,
+        description: `must be at most ${MAX_SOURCE_CHARS} characters`,
+      });
+    }
+    textViolations(`${at}.source`, hop.source, 'name', violations);
+  });
+}
+
+/**
+ * R60, R61: a forwarded reminder past the server's hop limit, or one whose
+ * provenance already names the task it is sent to (a cycle of agents), is
+ * refused with a code of its own. Checked once the request is valid (R8) and
+ * before the task is looked up (R5): both are facts of the request alone.
+ */
+export function throwIfForwardRefused(
+  request: InjectTaskReminderRequest,
+  limits: ReminderLimits,
+): void {
+  const hops = request.reminder?.provenance?.hops ?? [];
+  if (hops.length > limits.maxForwardHops) {
+    throw new ReminderError(
+      'FORWARD_HOP_LIMIT_EXCEEDED',
+      `reminder ${request.reminder?.id} was forwarded ${hops.length} times; this server takes at most ${limits.maxForwardHops}`,
+      {
+        metadata: {
+          taskId: request.taskId,
+          hops: String(hops.length),
+          limit: String(limits.maxForwardHops),
+        },
+        fieldViolations: [
+          {
+            field: 'reminder.provenance.hops',
+            description: `must hold at most ${limits.maxForwardHops} hops (maxForwardHops)`,
+          },
+        ],
+      },
+    );
+  }
+  const loop = hops.findIndex((hop) => hop.taskId === request.taskId);
+  if (loop >= 0) {
+    throw new ReminderError(
+      'FORWARD_LOOP',
+      `reminder ${request.reminder?.id} was already forwarded from task ${request.taskId}`,
+      {
+        metadata: { taskId: request.taskId, hop: String(loop) },
+        fieldViolations: [
+          {
+            field: `reminder.provenance.hops[${loop}].taskId`,
+            description: 'names the task the reminder is sent to',
+          },
+        ],
+      },
+    );
   }
 }
 

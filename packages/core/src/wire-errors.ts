@@ -82,6 +82,18 @@ export const reminderErrorWire = {
     grpc: RpcCode.RESOURCE_EXHAUSTED,
     http: 429,
   },
+  FORWARD_HOP_LIMIT_EXCEEDED: {
+    jsonRpc: -32602,
+    jsonRpcHttp: 200,
+    grpc: RpcCode.INVALID_ARGUMENT,
+    http: 400,
+  },
+  FORWARD_LOOP: {
+    jsonRpc: -32602,
+    jsonRpcHttp: 200,
+    grpc: RpcCode.INVALID_ARGUMENT,
+    http: 400,
+  },
   EXTENSION_NOT_ACTIVATED: {
     jsonRpc: -32008,
     jsonRpcHttp: 200,

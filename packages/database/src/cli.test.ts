@@ -33,24 +33,31 @@ describe.each<ReminderDialect>(['sqlite', 'postgres'])('a2a-reminders-db on %s',
     const url = database.url;
     expect(await cli(['status', '--url', url])).toMatchObject({
       code: 0,
-      out: ['0001_create_reminder_tables  pending', '0002_create_replica_tables  pending'],
+      out: [
+        '0001_create_reminder_tables  pending',
+        '0002_create_replica_tables  pending',
+        '0003_add_forwarding_columns  pending',
+      ],
     });
     expect(await cli(['upgrade'], { DATABASE_URL: url })).toMatchObject({
       code: 0,
-      out: ['applied 0001_create_reminder_tables, 0002_create_replica_tables'],
+      out: [
+        'applied 0001_create_reminder_tables, 0002_create_replica_tables, 0003_add_forwarding_columns',
+      ],
     });
     expect(await cli(['upgrade', '--url', url])).toMatchObject({ code: 0, out: ['up to date'] });
     const status = await cli(['status', '--url', url]);
     expect(status.out[0]).toMatch(/^0001_create_reminder_tables {2}applied \d{4}-/);
     expect(status.out[1]).toMatch(/^0002_create_replica_tables {2}applied \d{4}-/);
+    expect(status.out[2]).toMatch(/^0003_add_forwarding_columns {2}applied \d{4}-/);
     // One step back reverts only the latest; "base" reverts the rest.
     expect(await cli(['downgrade', '--url', url])).toMatchObject({
       code: 0,
-      out: ['reverted 0002_create_replica_tables'],
+      out: ['reverted 0003_add_forwarding_columns'],
     });
     expect(await cli(['downgrade', 'base', '--url', url])).toMatchObject({
       code: 0,
-      out: ['reverted 0001_create_reminder_tables'],
+      out: ['reverted 0002_create_replica_tables, 0001_create_reminder_tables'],
     });
     expect(await cli(['downgrade', '--url', url])).toMatchObject({
       code: 0,

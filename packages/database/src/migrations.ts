@@ -3,6 +3,7 @@ import { Migrator, NO_MIGRATIONS, sql } from 'kysely';
 import { dialectOf } from './dialect.js';
 import { createReminderTables } from './migrations/0001-create-reminder-tables.js';
 import { createReplicaTables } from './migrations/0002-create-replica-tables.js';
+import { addForwardingColumns } from './migrations/0003-add-forwarding-columns.js';
 import { REMINDER_MIGRATIONS_LOCK_TABLE, REMINDER_MIGRATIONS_TABLE } from './schema.js';
 
 /**
@@ -12,6 +13,7 @@ import { REMINDER_MIGRATIONS_LOCK_TABLE, REMINDER_MIGRATIONS_TABLE } from './sch
 export const reminderStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0001_create_reminder_tables': createReminderTables,
   '0002_create_replica_tables': createReplicaTables,
+  '0003_add_forwarding_columns': addForwardingColumns,
 });
 
 /**

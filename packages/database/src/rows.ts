@@ -1,4 +1,10 @@
-import type { StoredReminder, StoredReminderState, TaskEndMark } from '@a2a-reminders/core';
+import type {
+  StoredForward,
+  StoredReminder,
+  StoredReminderState,
+  TaskEndMark,
+} from '@a2a-reminders/core';
+import { provenanceFromText, provenanceText } from '@a2a-reminders/core';
 import type { DbInteger, ReminderRow, ReminderTaskRow } from './schema.js';
 
 type JsonObject = NonNullable<StoredReminder['metadata']>;
@@ -46,6 +52,10 @@ export function reminderOfRow(row: ReminderRow): StoredReminder {
       displacedReminderIds: JSON.parse(row.accepted_displaced_ids) as string[],
       taskState: row.accepted_task_state,
     },
+    ...(row.provenance === null ? {} : { provenance: provenanceFromText(row.provenance) }),
+    ...(row.forwards === null
+      ? {}
+      : { forwards: JSON.parse(row.forwards) as readonly StoredForward[] }),
   };
 }
 
@@ -74,6 +84,8 @@ export function rowOfReminder(
     displaced_by: r.displacedBy ?? null,
     accepted_displaced_ids: JSON.stringify(r.acceptance.displacedReminderIds),
     accepted_task_state: r.acceptance.taskState,
+    provenance: r.provenance === undefined ? null : provenanceText(r.provenance),
+    forwards: r.forwards === undefined ? null : JSON.stringify(r.forwards),
   };
 }
 

@@ -74,6 +74,10 @@ export interface ReminderRow {
   /** JSON array of the ids the first InjectTaskReminder answer displaced (R13). */
   accepted_displaced_ids: string;
   accepted_task_state: string;
+  /** The ReminderProvenance as ProtoJSON text, or null when the reminder has none (R58). */
+  provenance: string | null;
+  /** JSON array of the record's forwarded copies (core's StoredForward, R63), or null. */
+  forwards: string | null;
 }
 
 /** One committed event batch of a task (R52). */

@@ -1,4 +1,5 @@
 import type { ReminderStore, ReminderWrite } from '@a2a-reminders/core';
+import { provenanceFromText } from '@a2a-reminders/core';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openReminderDatabase } from './connect.js';
@@ -128,7 +129,7 @@ describe.each<StoreKind>(STORE_KINDS)('ReminderStore contract on %s', (kind) => 
     expect(await ids(store)).toEqual(['a', 'b', 'c']);
   });
 
-  it('keeps every field of a record, metadata and acceptance included', async () => {
+  it('keeps every field of a record, metadata, acceptance, provenance and forwards included', async () => {
     const full = reminder('full', {
       body: 'Line one\n\twith a tab, ünïcödé and an emoji 🎉',
       dedupeKey: 'upstream:pr-1234',
@@ -137,6 +138,10 @@ describe.each<StoreKind>(STORE_KINDS)('ReminderStore contract on %s', (kind) => 
       source: 'coordinator-agent',
       metadata: { pr: 1234, nested: { list: [1, 'two', null, true, { deep: -0.5 }] }, empty: {} },
       acceptance: { displacedReminderIds: ['x', 'y'], taskState: 'TASK_STATE_INPUT_REQUIRED' },
+      provenance: provenanceFromText(
+        '{"hops":[{"taskId":"parent-1","reminderId":"ci","source":"ops"},{"taskId":"parent-2","reminderId":"ci"}]}',
+      ),
+      forwards: [{ taskId: 'sub-1', reminderId: 'full', state: 'PENDING', updateTimeMs: 5 }],
     });
     await store.transact(key, async (tx) => tx.put(full));
     const ended = {
@@ -148,8 +153,17 @@ describe.each<StoreKind>(STORE_KINDS)('ReminderStore contract on %s', (kind) => 
       turnsSurfaced: 2,
     };
     await store.transact(key, async (tx) => tx.put(ended));
-    const read = (await store.read(key))?.reminders[0];
-    expect(read).toEqual({ ...ended, seq: 1 });
+    expect((await store.read(key))?.reminders[0]).toEqual({ ...ended, seq: 1 });
+    // R63: a final record's forwards still change.
+    const reported = {
+      ...ended,
+      forwards: [
+        { taskId: 'sub-1', reminderId: 'full', state: 'EXPIRED' as const, updateTimeMs: 6 },
+        { taskId: 'sub-2', reminderId: 'full', refusal: 'FORWARD_LOOP', updateTimeMs: 7 },
+      ],
+    };
+    await store.transact(key, async (tx) => tx.put(reported));
+    expect((await store.read(key))?.reminders[0]).toEqual({ ...reported, seq: 1 });
   });
 
   it('reads its own writes inside a transaction, a replacement without a prior read included', async () => {

@@ -55,6 +55,7 @@ verifies('R2-agent-card', async ({ wire }) => {
       maxMetadataBytes: 16 * 1024,
       retentionMs: 60 * 60 * 1000,
       maxRetainedFinalRemindersPerTask: 128,
+      maxForwardHops: 4,
       defaultTtlTurns: 1,
     }),
   );
@@ -67,8 +68,9 @@ verifies('R2-agent-card', async ({ wire }) => {
       'TASK_STATE_WORKING',
     ].sort(),
   );
+  // The lifecycle events, and R63's report on a forwarded copy.
   expect([...params.events].sort()).toEqual(
-    ['cancelled', 'displaced', 'dropped', 'emitted', 'expired'].sort(),
+    ['cancelled', 'displaced', 'dropped', 'emitted', 'expired', 'forward'].sort(),
   );
   // The card helper replaces an earlier entry rather than duplicating it.
   const again = withTaskReminders(card, wire.reminders);

@@ -2,10 +2,13 @@ import type { ReminderErrorCode } from '@a2a-reminders/core';
 import {
   A2A_ERROR_DOMAIN,
   REMINDERS_ERROR_DOMAIN,
+  reminderErrorCodes,
   TASK_REMINDERS_EXTENSION_URI,
 } from '@a2a-reminders/core';
+import { InjectTaskReminderRequestSchema } from '@a2a-reminders/proto';
 import { specErrorTable } from '@a2a-reminders/test-support';
 import type { JsonObject } from '@bufbuild/protobuf';
+import { fromJson } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { expect } from 'vitest';
 import type { Arm } from '../harness/arms.js';
@@ -36,6 +39,11 @@ const DETAILS: Partial<Record<ReminderErrorCode, string[]>> = {
     `${REMINDERS_ERROR_DOMAIN}/REMINDER_NOT_LIVE`,
   ],
   REMINDER_QUOTA_EXCEEDED: [`${REMINDERS_ERROR_DOMAIN}/REMINDER_QUOTA_EXCEEDED`],
+  FORWARD_HOP_LIMIT_EXCEEDED: [
+    `${REMINDERS_ERROR_DOMAIN}/FORWARD_HOP_LIMIT_EXCEEDED`,
+    'BadRequest',
+  ],
+  FORWARD_LOOP: [`${REMINDERS_ERROR_DOMAIN}/FORWARD_LOOP`, 'BadRequest'],
   EXTENSION_NOT_ACTIVATED: [`${A2A_ERROR_DOMAIN}/EXTENSION_SUPPORT_REQUIRED`],
   VERSION_NOT_SUPPORTED: [`${A2A_ERROR_DOMAIN}/VERSION_NOT_SUPPORTED`],
   UNAUTHENTICATED: [`${REMINDERS_ERROR_DOMAIN}/UNAUTHENTICATED`],
@@ -51,6 +59,10 @@ function detailKinds(outcome: RawOutcome): string[] {
       : `${String(o.domain)}/${String(o.reason)}`;
   });
 }
+
+/** A provenance hop (R58) from `taskId`, as ProtoJSON. */
+const hop = (taskId: string): JsonObject => ({ taskId, reminderId: 'r', source: 'up' });
+const hops = (n: number): JsonObject[] => Array.from({ length: n }, (_, i) => hop(`up-${i}`));
 
 /** Produces one failing call per code (a task with a live reminder and quota 1 is set up first). */
 async function failures(wire: Wire): Promise<Array<[ReminderErrorCode, RawOutcome]>> {
@@ -80,6 +92,21 @@ async function failures(wire: Wire): Promise<Array<[ReminderErrorCode, RawOutcom
     [
       'REMINDER_QUOTA_EXCEEDED',
       await call('InjectTaskReminder', { taskId, reminder: { id: 'n', body: 'n' } }),
+    ],
+    // R60, R61: one hop past the default limit of 4, and a hop naming the receiving task.
+    [
+      'FORWARD_HOP_LIMIT_EXCEEDED',
+      await call('InjectTaskReminder', {
+        taskId,
+        reminder: { id: 'n', body: 'n', provenance: { hops: hops(5) } },
+      }),
+    ],
+    [
+      'FORWARD_LOOP',
+      await call('InjectTaskReminder', {
+        taskId,
+        reminder: { id: 'n', body: 'n', provenance: { hops: [hop(taskId)] } },
+      }),
     ],
     [
       'EXTENSION_NOT_ACTIVATED',
@@ -118,10 +145,18 @@ function expectWireCode(arm: Arm, code: ReminderErrorCode, outcome: RawOutcome):
 
 const quotaOne = { limits: { maxLiveRemindersPerTask: 1 } };
 
+/** Codes no request provokes here: UNAUTHENTICATED has its own variant, the others are faults. */
+const NOT_PROVOKED: readonly ReminderErrorCode[] = ['UNAUTHENTICATED', 'UNIMPLEMENTED', 'INTERNAL'];
+
 verifies(
   'R39-error-table',
   async ({ arm, wire }) => {
-    for (const [code, outcome] of await failures(wire)) expectWireCode(arm, code, outcome);
+    const outcomes = await failures(wire);
+    // Every other code of the table is provoked, so a new code cannot go unchecked.
+    expect(outcomes.map(([code]) => code).sort()).toEqual(
+      reminderErrorCodes.filter((code) => !NOT_PROVOKED.includes(code)).sort(),
+    );
+    for (const [code, outcome] of outcomes) expectWireCode(arm, code, outcome);
   },
   { stack: quotaOne },
 );
@@ -148,22 +183,24 @@ verifies(
     for (const [code, outcome] of await failures(wire)) {
       expect({ code, details: detailKinds(outcome) }).toEqual({ code, details: DETAILS[code] });
     }
-    // Our client rebuilds the same typed error the wire carried.
+    // Our client rebuilds the same typed error the wire carried, metadata and violations included.
     const taskId = await wire.tasks.create();
-    const raw = await rawCall(
-      wire,
-      'InjectTaskReminder',
+    const requests: JsonObject[] = [
       { taskId, reminder: { id: 'bad id', body: '' } },
-      ACTIVATED_HEADERS,
-    );
-    const typed = await rejection(
-      wire.client.injectTaskReminder({ taskId, reminder: { id: 'bad id', body: '' } }),
-    );
-    expect(raw.ok).toBe(false);
-    if (!raw.ok) {
-      const { message: _a, ...fromClient } = errorSummary(typed) as JsonObject;
-      const { message: _b, ...fromWire } = errorSummary(raw.error) as JsonObject;
-      expect(fromClient).toEqual(fromWire);
+      { taskId, reminder: { id: 'deep', body: 'b', provenance: { hops: hops(5) } } },
+      { taskId, reminder: { id: 'loop', body: 'b', provenance: { hops: [hop(taskId)] } } },
+    ];
+    for (const request of requests) {
+      const raw = await rawCall(wire, 'InjectTaskReminder', request, ACTIVATED_HEADERS);
+      const typed = await rejection(
+        wire.client.injectTaskReminder(fromJson(InjectTaskReminderRequestSchema, request)),
+      );
+      expect(raw.ok).toBe(false);
+      if (!raw.ok) {
+        const { message: _a, ...fromClient } = errorSummary(typed) as JsonObject;
+        const { message: _b, ...fromWire } = errorSummary(raw.error) as JsonObject;
+        expect(fromClient).toEqual(fromWire);
+      }
     }
   },
   { stack: quotaOne },

@@ -2,6 +2,7 @@ import { TaskState } from '@a2a-js/sdk';
 import type { ReminderClient } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
 import { afterAll, expect } from 'vitest';
+import { forwardsOf } from '../harness/delegation.js';
 import { errorSummary, eventSummary, recordSummary } from '../harness/observe.js';
 import { ABANDONED_REASON, ReplicaHost, replicaOf } from '../harness/replica-stack.js';
 import { verifies } from '../harness/verifies.js';
@@ -256,4 +257,53 @@ verifies(
     expect(refusal).toMatchObject({ code: 'TASK_TERMINAL' });
   },
   { stack: () => replicas.stack('A', { leaseMs: LEASE_MS }) },
+);
+
+verifies(
+  'R64-forwarder-learns',
+  async ({ arm, wire }) => {
+    await using b = await replicas.wire(arm, 'B');
+    const parentTaskId = await wire.tasks.create();
+    const subTaskId = await wire.tasks.create();
+    const watch = await wire.tasks.subscribe(parentTaskId);
+    const forwarded = (summary: string) => () => forwardsOf(watch.events()).includes(summary);
+    // A runs the parent task and forwards it into a sub-task, through the arm's client.
+    const execution = wire.stack.executor.execution(parentTaskId);
+    const forwarding = wire.reminders.forwardReminders(execution.requestContext, execution.bus, {
+      client: wire.client,
+      taskId: subTaskId,
+      // Short, so the case is quick; nothing waits on it but the observed forward events.
+      syncIntervalMs: 50,
+    });
+    try {
+      // Accepted on B, which wakes no one on A: A finds it at its next read of the store.
+      await b.client.injectTaskReminder({
+        taskId: parentTaskId,
+        reminder: { id: 'ci', body: 'CI is red', source: 'monitor' },
+      });
+      await watch.until(forwarded('ci:PENDING'), "the copy's forward event on A's stream");
+      const copy = (await wire.client.listTaskReminders({ taskId: subTaskId })).reminders[0];
+      expect(copy?.reminder?.provenance?.hops.map((h) => [h.taskId, h.reminderId])).toEqual([
+        [parentTaskId, 'ci'],
+      ]);
+      // Cancelled on B: the copy follows at A's next read (R63).
+      await b.client.cancelTaskReminder({ taskId: parentTaskId, reminderId: 'ci' });
+      await watch.until(forwarded('ci:CANCELLED'), "the copy's cancel on A's stream");
+      await forwarding.close();
+      const [subCopy] = (await b.client.listTaskReminders({ taskId: subTaskId })).reminders;
+      expect(subCopy?.state).toBe(ReminderState.CANCELLED);
+      // Both replicas list the original's forwards the same.
+      const [onA, onB] = await onBoth(wire.client, b.client, (c) =>
+        c.listTaskReminders({ taskId: parentTaskId }),
+      );
+      expect(onB).toEqual(onA);
+      const [original] = (await b.client.listTaskReminders({ taskId: parentTaskId })).reminders;
+      expect(original?.forwards.map((f) => [f.taskId, f.reminderId, f.state])).toEqual([
+        [subTaskId, 'ci', ReminderState.CANCELLED],
+      ]);
+    } finally {
+      await forwarding.close().catch(() => undefined);
+    }
+  },
+  { variant: 'replicas', stack: () => replicas.stack('A') },
 );

@@ -20,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file a2a/reminders/v1/reminders.proto.
  */
 export const file_a2a_reminders_v1_reminders: GenFile = /*@__PURE__*/
-  fileDesc("CiBhMmEvcmVtaW5kZXJzL3YxL3JlbWluZGVycy5wcm90bxIQYTJhLnJlbWluZGVycy52MSLTAQoMVGFza1JlbWluZGVyEg8KAmlkGAEgASgJQgPgQQISEQoEYm9keRgCIAEoCUID4EECEhcKCmRlZHVwZV9rZXkYAyABKAlCA+BBARIbCgl0dGxfdHVybnMYBCABKAVCA+BBAUgAiAEBEhYKCXJvbGVfaGludBgFIAEoCUID4EEBEhMKBnNvdXJjZRgGIAEoCUID4EEBEi4KCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEID4EEBQgwKCl90dGxfdHVybnMi5QIKElRhc2tSZW1pbmRlclJlY29yZBIUCgd0YXNrX2lkGAEgASgJQgPgQQMSNQoIcmVtaW5kZXIYAiABKAsyHi5hMmEucmVtaW5kZXJzLnYxLlRhc2tSZW1pbmRlckID4EEDEjMKBXN0YXRlGAMgASgOMh8uYTJhLnJlbWluZGVycy52MS5SZW1pbmRlclN0YXRlQgPgQQMSNAoLY3JlYXRlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSMQoIZW5kX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgPgQQMSHAoKZmlyc3RfdHVybhgGIAEoBUID4EEDSACIAQESHAoPdHVybnNfcmVtYWluaW5nGAcgASgFQgPgQQMSGQoMZGlzcGxhY2VkX2J5GAggASgJQgPgQQNCDQoLX2ZpcnN0X3R1cm4ifQoZSW5qZWN0VGFza1JlbWluZGVyUmVxdWVzdBITCgZ0ZW5hbnQYASABKAlCA+BBARIUCgd0YXNrX2lkGAIgASgJQgPgQQISNQoIcmVtaW5kZXIYAyABKAsyHi5hMmEucmVtaW5kZXJzLnYxLlRhc2tSZW1pbmRlckID4EECIoYBChpJbmplY3RUYXNrUmVtaW5kZXJSZXNwb25zZRI0CgZyZWNvcmQYASABKAsyJC5hMmEucmVtaW5kZXJzLnYxLlRhc2tSZW1pbmRlclJlY29yZBIeChZkaXNwbGFjZWRfcmVtaW5kZXJfaWRzGAIgAygJEhIKCnRhc2tfc3RhdGUYAyABKAkioQEKGExpc3RUYXNrUmVtaW5kZXJzUmVxdWVzdBITCgZ0ZW5hbnQYASABKAlCA+BBARIUCgd0YXNrX2lkGAIgASgJQgPgQQISGwoJcGFnZV9zaXplGAMgASgFQgPgQQFIAIgBARIXCgpwYWdlX3Rva2VuGAQgASgJQgPgQQESFgoJbGl2ZV9vbmx5GAUgASgIQgPgQQFCDAoKX3BhZ2Vfc2l6ZSJtChlMaXN0VGFza1JlbWluZGVyc1Jlc3BvbnNlEjcKCXJlbWluZGVycxgBIAMoCzIkLmEyYS5yZW1pbmRlcnMudjEuVGFza1JlbWluZGVyUmVjb3JkEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJgChlDYW5jZWxUYXNrUmVtaW5kZXJSZXF1ZXN0EhMKBnRlbmFudBgBIAEoCUID4EEBEhQKB3Rhc2tfaWQYAiABKAlCA+BBAhIYCgtyZW1pbmRlcl9pZBgDIAEoCUID4EECIlIKGkNhbmNlbFRhc2tSZW1pbmRlclJlc3BvbnNlEjQKBnJlY29yZBgBIAEoCzIkLmEyYS5yZW1pbmRlcnMudjEuVGFza1JlbWluZGVyUmVjb3JkIosDChFUYXNrUmVtaW5kZXJFdmVudBITCgtyZW1pbmRlcl9pZBgBIAEoCRISCgpkZWR1cGVfa2V5GAIgASgJEi4KCmV2ZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKB2VtaXR0ZWQYCiABKAsyIS5hMmEucmVtaW5kZXJzLnYxLlJlbWluZGVyRW1pdHRlZEgAEjgKCWRpc3BsYWNlZBgLIAEoCzIjLmEyYS5yZW1pbmRlcnMudjEuUmVtaW5kZXJEaXNwbGFjZWRIABI0CgdleHBpcmVkGAwgASgLMiEuYTJhLnJlbWluZGVycy52MS5SZW1pbmRlckV4cGlyZWRIABI4CgljYW5jZWxsZWQYDSABKAsyIy5hMmEucmVtaW5kZXJzLnYxLlJlbWluZGVyQ2FuY2VsbGVkSAASNAoHZHJvcHBlZBgOIAEoCzIhLmEyYS5yZW1pbmRlcnMudjEuUmVtaW5kZXJEcm9wcGVkSABCBwoFZXZlbnQiOAoPUmVtaW5kZXJFbWl0dGVkEgwKBHR1cm4YASABKAUSFwoPdHVybnNfcmVtYWluaW5nGAIgASgFIikKEVJlbWluZGVyRGlzcGxhY2VkEhQKDGRpc3BsYWNlZF9ieRgBIAEoCSJQCg9SZW1pbmRlckV4cGlyZWQSEQoJbGFzdF90dXJuGAEgASgFEhYKDnR1cm5zX3N1cmZhY2VkGAIgASgFEhIKCnRhc2tfZW5kZWQYAyABKAgiKwoRUmVtaW5kZXJDYW5jZWxsZWQSFgoOdHVybnNfc3VyZmFjZWQYASABKAUiJQoPUmVtaW5kZXJEcm9wcGVkEhIKCnRhc2tfc3RhdGUYASABKAkiXgoWVGFza1JlbWluZGVyRXZlbnRCYXRjaBIPCgd0YXNrX2lkGAEgASgJEjMKBmV2ZW50cxgCIAMoCzIjLmEyYS5yZW1pbmRlcnMudjEuVGFza1JlbWluZGVyRXZlbnQq2gEKDVJlbWluZGVyU3RhdGUSHgoaUkVNSU5ERVJfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZSRU1JTkRFUl9TVEFURV9QRU5ESU5HEAESGQoVUkVNSU5ERVJfU1RBVEVfQUNUSVZFEAISGgoWUkVNSU5ERVJfU1RBVEVfRVhQSVJFRBADEhwKGFJFTUlOREVSX1NUQVRFX0RJU1BMQUNFRBAEEhwKGFJFTUlOREVSX1NUQVRFX0NBTkNFTExFRBAFEhoKFlJFTUlOREVSX1NUQVRFX0RST1BQRUQQBjKaBQoTVGFza1JlbWluZGVyU2VydmljZRLOAQoSSW5qZWN0VGFza1JlbWluZGVyEisuYTJhLnJlbWluZGVycy52MS5JbmplY3RUYXNrUmVtaW5kZXJSZXF1ZXN0GiwuYTJhLnJlbWluZGVycy52MS5JbmplY3RUYXNrUmVtaW5kZXJSZXNwb25zZSJdgtPkkwJXOgEqWi86ASoiKi97dGVuYW50fS90YXNrcy97dGFza19pZD0qfTppbmplY3RSZW1pbmRlciIhL3Rhc2tzL3t0YXNrX2lkPSp9OmluamVjdFJlbWluZGVyErsBChFMaXN0VGFza1JlbWluZGVycxIqLmEyYS5yZW1pbmRlcnMudjEuTGlzdFRhc2tSZW1pbmRlcnNSZXF1ZXN0GisuYTJhLnJlbWluZGVycy52MS5MaXN0VGFza1JlbWluZGVyc1Jlc3BvbnNlIk2C0+STAkdaJxIlL3t0ZW5hbnR9L3Rhc2tzL3t0YXNrX2lkPSp9L3JlbWluZGVycxIcL3Rhc2tzL3t0YXNrX2lkPSp9L3JlbWluZGVycxLzAQoSQ2FuY2VsVGFza1JlbWluZGVyEisuYTJhLnJlbWluZGVycy52MS5DYW5jZWxUYXNrUmVtaW5kZXJSZXF1ZXN0GiwuYTJhLnJlbWluZGVycy52MS5DYW5jZWxUYXNrUmVtaW5kZXJSZXNwb25zZSKBAYLT5JMCezoBKlpBOgEqIjwve3RlbmFudH0vdGFza3Mve3Rhc2tfaWQ9Kn0vcmVtaW5kZXJzL3tyZW1pbmRlcl9pZD0qfTpjYW5jZWwiMy90YXNrcy97dGFza19pZD0qfS9yZW1pbmRlcnMve3JlbWluZGVyX2lkPSp9OmNhbmNlbGIGcHJvdG8z", [file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("CiBhMmEvcmVtaW5kZXJzL3YxL3JlbWluZGVycy5wcm90bxIQYTJhLnJlbWluZGVycy52MSKSAgoMVGFza1JlbWluZGVyEg8KAmlkGAEgASgJQgPgQQISEQoEYm9keRgCIAEoCUID4EECEhcKCmRlZHVwZV9rZXkYAyABKAlCA+BBARIbCgl0dGxfdHVybnMYBCABKAVCA+BBAUgAiAEBEhYKCXJvbGVfaGludBgFIAEoCUID4EEBEhMKBnNvdXJjZRgGIAEoCUID4EEBEi4KCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEID4EEBEj0KCnByb3ZlbmFuY2UYCCABKAsyJC5hMmEucmVtaW5kZXJzLnYxLlJlbWluZGVyUHJvdmVuYW5jZUID4EEBQgwKCl90dGxfdHVybnMiRgoSUmVtaW5kZXJQcm92ZW5hbmNlEjAKBGhvcHMYASADKAsyHS5hMmEucmVtaW5kZXJzLnYxLlJlbWluZGVySG9wQgPgQQIiUgoLUmVtaW5kZXJIb3ASFAoHdGFza19pZBgBIAEoCUID4EECEhgKC3JlbWluZGVyX2lkGAIgASgJQgPgQQISEwoGc291cmNlGAMgASgJQgPgQQEiwgEKD1JlbWluZGVyRm9yd2FyZBIUCgd0YXNrX2lkGAEgASgJQgPgQQMSGAoLcmVtaW5kZXJfaWQYAiABKAlCA+BBAxIzCgVzdGF0ZRgDIAEoDjIfLmEyYS5yZW1pbmRlcnMudjEuUmVtaW5kZXJTdGF0ZUID4EEDEhQKB3JlZnVzYWwYBCABKAlCA+BBAxI0Cgt1cGRhdGVfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAyKfAwoSVGFza1JlbWluZGVyUmVjb3JkEhQKB3Rhc2tfaWQYASABKAlCA+BBAxI1CghyZW1pbmRlchgCIAEoCzIeLmEyYS5yZW1pbmRlcnMudjEuVGFza1JlbWluZGVyQgPgQQMSMwoFc3RhdGUYAyABKA4yHy5hMmEucmVtaW5kZXJzLnYxLlJlbWluZGVyU3RhdGVCA+BBAxI0CgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxIxCghlbmRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCA+BBAxIcCgpmaXJzdF90dXJuGAYgASgFQgPgQQNIAIgBARIcCg90dXJuc19yZW1haW5pbmcYByABKAVCA+BBAxIZCgxkaXNwbGFjZWRfYnkYCCABKAlCA+BBAxI4Cghmb3J3YXJkcxgJIAMoCzIhLmEyYS5yZW1pbmRlcnMudjEuUmVtaW5kZXJGb3J3YXJkQgPgQQNCDQoLX2ZpcnN0X3R1cm4ifQoZSW5qZWN0VGFza1JlbWluZGVyUmVxdWVzdBITCgZ0ZW5hbnQYASABKAlCA+BBARIUCgd0YXNrX2lkGAIgASgJQgPgQQISNQoIcmVtaW5kZXIYAyABKAsyHi5hMmEucmVtaW5kZXJzLnYxLlRhc2tSZW1pbmRlckID4EECIoYBChpJbmplY3RUYXNrUmVtaW5kZXJSZXNwb25zZRI0CgZyZWNvcmQYASABKAsyJC5hMmEucmVtaW5kZXJzLnYxLlRhc2tSZW1pbmRlclJlY29yZBIeChZkaXNwbGFjZWRfcmVtaW5kZXJfaWRzGAIgAygJEhIKCnRhc2tfc3RhdGUYAyABKAkioQEKGExpc3RUYXNrUmVtaW5kZXJzUmVxdWVzdBITCgZ0ZW5hbnQYASABKAlCA+BBARIUCgd0YXNrX2lkGAIgASgJQgPgQQISGwoJcGFnZV9zaXplGAMgASgFQgPgQQFIAIgBARIXCgpwYWdlX3Rva2VuGAQgASgJQgPgQQESFgoJbGl2ZV9vbmx5GAUgASgIQgPgQQFCDAoKX3BhZ2Vfc2l6ZSJtChlMaXN0VGFza1JlbWluZGVyc1Jlc3BvbnNlEjcKCXJlbWluZGVycxgBIAMoCzIkLmEyYS5yZW1pbmRlcnMudjEuVGFza1JlbWluZGVyUmVjb3JkEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJgChlDYW5jZWxUYXNrUmVtaW5kZXJSZXF1ZXN0EhMKBnRlbmFudBgBIAEoCUID4EEBEhQKB3Rhc2tfaWQYAiABKAlCA+BBAhIYCgtyZW1pbmRlcl9pZBgDIAEoCUID4EECIlIKGkNhbmNlbFRhc2tSZW1pbmRlclJlc3BvbnNlEjQKBnJlY29yZBgBIAEoCzIkLmEyYS5yZW1pbmRlcnMudjEuVGFza1JlbWluZGVyUmVjb3JkIsEDChFUYXNrUmVtaW5kZXJFdmVudBITCgtyZW1pbmRlcl9pZBgBIAEoCRISCgpkZWR1cGVfa2V5GAIgASgJEi4KCmV2ZW50X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKB2VtaXR0ZWQYCiABKAsyIS5hMmEucmVtaW5kZXJzLnYxLlJlbWluZGVyRW1pdHRlZEgAEjgKCWRpc3BsYWNlZBgLIAEoCzIjLmEyYS5yZW1pbmRlcnMudjEuUmVtaW5kZXJEaXNwbGFjZWRIABI0CgdleHBpcmVkGAwgASgLMiEuYTJhLnJlbWluZGVycy52MS5SZW1pbmRlckV4cGlyZWRIABI4CgljYW5jZWxsZWQYDSABKAsyIy5hMmEucmVtaW5kZXJzLnYxLlJlbWluZGVyQ2FuY2VsbGVkSAASNAoHZHJvcHBlZBgOIAEoCzIhLmEyYS5yZW1pbmRlcnMudjEuUmVtaW5kZXJEcm9wcGVkSAASNAoHZm9yd2FyZBgPIAEoCzIhLmEyYS5yZW1pbmRlcnMudjEuUmVtaW5kZXJGb3J3YXJkSABCBwoFZXZlbnQiOAoPUmVtaW5kZXJFbWl0dGVkEgwKBHR1cm4YASABKAUSFwoPdHVybnNfcmVtYWluaW5nGAIgASgFIikKEVJlbWluZGVyRGlzcGxhY2VkEhQKDGRpc3BsYWNlZF9ieRgBIAEoCSJQCg9SZW1pbmRlckV4cGlyZWQSEQoJbGFzdF90dXJuGAEgASgFEhYKDnR1cm5zX3N1cmZhY2VkGAIgASgFEhIKCnRhc2tfZW5kZWQYAyABKAgiKwoRUmVtaW5kZXJDYW5jZWxsZWQSFgoOdHVybnNfc3VyZmFjZWQYASABKAUiJQoPUmVtaW5kZXJEcm9wcGVkEhIKCnRhc2tfc3RhdGUYASABKAkiXgoWVGFza1JlbWluZGVyRXZlbnRCYXRjaBIPCgd0YXNrX2lkGAEgASgJEjMKBmV2ZW50cxgCIAMoCzIjLmEyYS5yZW1pbmRlcnMudjEuVGFza1JlbWluZGVyRXZlbnQq2gEKDVJlbWluZGVyU3RhdGUSHgoaUkVNSU5ERVJfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZSRU1JTkRFUl9TVEFURV9QRU5ESU5HEAESGQoVUkVNSU5ERVJfU1RBVEVfQUNUSVZFEAISGgoWUkVNSU5ERVJfU1RBVEVfRVhQSVJFRBADEhwKGFJFTUlOREVSX1NUQVRFX0RJU1BMQUNFRBAEEhwKGFJFTUlOREVSX1NUQVRFX0NBTkNFTExFRBAFEhoKFlJFTUlOREVSX1NUQVRFX0RST1BQRUQQBjKaBQoTVGFza1JlbWluZGVyU2VydmljZRLOAQoSSW5qZWN0VGFza1JlbWluZGVyEisuYTJhLnJlbWluZGVycy52MS5JbmplY3RUYXNrUmVtaW5kZXJSZXF1ZXN0GiwuYTJhLnJlbWluZGVycy52MS5JbmplY3RUYXNrUmVtaW5kZXJSZXNwb25zZSJdgtPkkwJXOgEqWi86ASoiKi97dGVuYW50fS90YXNrcy97dGFza19pZD0qfTppbmplY3RSZW1pbmRlciIhL3Rhc2tzL3t0YXNrX2lkPSp9OmluamVjdFJlbWluZGVyErsBChFMaXN0VGFza1JlbWluZGVycxIqLmEyYS5yZW1pbmRlcnMudjEuTGlzdFRhc2tSZW1pbmRlcnNSZXF1ZXN0GisuYTJhLnJlbWluZGVycy52MS5MaXN0VGFza1JlbWluZGVyc1Jlc3BvbnNlIk2C0+STAkdaJxIlL3t0ZW5hbnR9L3Rhc2tzL3t0YXNrX2lkPSp9L3JlbWluZGVycxIcL3Rhc2tzL3t0YXNrX2lkPSp9L3JlbWluZGVycxLzAQoSQ2FuY2VsVGFza1JlbWluZGVyEisuYTJhLnJlbWluZGVycy52MS5DYW5jZWxUYXNrUmVtaW5kZXJSZXF1ZXN0GiwuYTJhLnJlbWluZGVycy52MS5DYW5jZWxUYXNrUmVtaW5kZXJSZXNwb25zZSKBAYLT5JMCezoBKlpBOgEqIjwve3RlbmFudH0vdGFza3Mve3Rhc2tfaWQ9Kn0vcmVtaW5kZXJzL3tyZW1pbmRlcl9pZD0qfTpjYW5jZWwiMy90YXNrcy97dGFza19pZD0qfS9yZW1pbmRlcnMve3JlbWluZGVyX2lkPSp9OmNhbmNlbGIGcHJvdG8z", [file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * A reminder as the caller writes it: a short signal for the worker's model,
@@ -89,6 +89,16 @@ export type TaskReminder = Message<"a2a.reminders.v1.TaskReminder"> & {
    * @generated from field: google.protobuf.Struct metadata = 7;
    */
   metadata?: JsonObject | undefined;
+
+  /**
+   * Set on a copy that an agent forwarded from one of its tasks into a
+   * sub-task (R58): where the reminder came from. Validated like every other
+   * field (R59); its hop count is limited (R60) and it must not name the
+   * receiving task (R61).
+   *
+   * @generated from field: a2a.reminders.v1.ReminderProvenance provenance = 8;
+   */
+  provenance?: ReminderProvenance | undefined;
 };
 
 /**
@@ -97,6 +107,117 @@ export type TaskReminder = Message<"a2a.reminders.v1.TaskReminder"> & {
  */
 export const TaskReminderSchema: GenMessage<TaskReminder> = /*@__PURE__*/
   messageDesc(file_a2a_reminders_v1_reminders, 0);
+
+/**
+ * The path a forwarded reminder travelled (R58).
+ *
+ * @generated from message a2a.reminders.v1.ReminderProvenance
+ */
+export type ReminderProvenance = Message<"a2a.reminders.v1.ReminderProvenance"> & {
+  /**
+   * One hop per forward, oldest first: the first names the original reminder
+   * and its task, the last the task this copy was forwarded from. The hop
+   * count is the number of hops; at least one.
+   *
+   * @generated from field: repeated a2a.reminders.v1.ReminderHop hops = 1;
+   */
+  hops: ReminderHop[];
+};
+
+/**
+ * Describes the message a2a.reminders.v1.ReminderProvenance.
+ * Use `create(ReminderProvenanceSchema)` to create a new message.
+ */
+export const ReminderProvenanceSchema: GenMessage<ReminderProvenance> = /*@__PURE__*/
+  messageDesc(file_a2a_reminders_v1_reminders, 1);
+
+/**
+ * One forward of a reminder (R58).
+ *
+ * @generated from message a2a.reminders.v1.ReminderHop
+ */
+export type ReminderHop = Message<"a2a.reminders.v1.ReminderHop"> & {
+  /**
+   * The task the reminder was forwarded from, as its own agent names it.
+   *
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * The reminder's id in that task.
+   *
+   * @generated from field: string reminder_id = 2;
+   */
+  reminderId: string;
+
+  /**
+   * The reminder's source in that task (possibly empty).
+   *
+   * @generated from field: string source = 3;
+   */
+  source: string;
+};
+
+/**
+ * Describes the message a2a.reminders.v1.ReminderHop.
+ * Use `create(ReminderHopSchema)` to create a new message.
+ */
+export const ReminderHopSchema: GenMessage<ReminderHop> = /*@__PURE__*/
+  messageDesc(file_a2a_reminders_v1_reminders, 2);
+
+/**
+ * A copy of a reminder that the agent forwarded into a sub-task, as the agent
+ * last learned it (R62, R63).
+ *
+ * @generated from message a2a.reminders.v1.ReminderForward
+ */
+export type ReminderForward = Message<"a2a.reminders.v1.ReminderForward"> & {
+  /**
+   * The sub-task, as the agent it was forwarded to names it.
+   *
+   * @generated from field: string task_id = 1;
+   */
+  taskId: string;
+
+  /**
+   * The copy's id in the sub-task.
+   *
+   * @generated from field: string reminder_id = 2;
+   */
+  reminderId: string;
+
+  /**
+   * The copy's state in the sub-task; REMINDER_STATE_UNSPECIFIED when the
+   * sub-task's agent refused it.
+   *
+   * @generated from field: a2a.reminders.v1.ReminderState state = 3;
+   */
+  state: ReminderState;
+
+  /**
+   * Set when the copy did not arrive: the error code the sub-task's agent
+   * answered with (R39), such as "FORWARD_HOP_LIMIT_EXCEEDED", or INTERNAL
+   * when no answer came (the agent tries again, R62).
+   *
+   * @generated from field: string refusal = 4;
+   */
+  refusal: string;
+
+  /**
+   * When the agent learned this state.
+   *
+   * @generated from field: google.protobuf.Timestamp update_time = 5;
+   */
+  updateTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message a2a.reminders.v1.ReminderForward.
+ * Use `create(ReminderForwardSchema)` to create a new message.
+ */
+export const ReminderForwardSchema: GenMessage<ReminderForward> = /*@__PURE__*/
+  messageDesc(file_a2a_reminders_v1_reminders, 3);
 
 /**
  * A reminder together with the state the server keeps for it.
@@ -161,6 +282,15 @@ export type TaskReminderRecord = Message<"a2a.reminders.v1.TaskReminderRecord"> 
    * @generated from field: string displaced_by = 8;
    */
   displacedBy: string;
+
+  /**
+   * Where the agent forwarded the reminder, one entry per sub-task, in the
+   * order of forwarding, each with its copy's state as last learned (R63).
+   * Entries keep changing after the record is final: they report the copies.
+   *
+   * @generated from field: repeated a2a.reminders.v1.ReminderForward forwards = 9;
+   */
+  forwards: ReminderForward[];
 };
 
 /**
@@ -168,7 +298,7 @@ export type TaskReminderRecord = Message<"a2a.reminders.v1.TaskReminderRecord"> 
  * Use `create(TaskReminderRecordSchema)` to create a new message.
  */
 export const TaskReminderRecordSchema: GenMessage<TaskReminderRecord> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 1);
+  messageDesc(file_a2a_reminders_v1_reminders, 4);
 
 /**
  * Request of InjectTaskReminder.
@@ -204,7 +334,7 @@ export type InjectTaskReminderRequest = Message<"a2a.reminders.v1.InjectTaskRemi
  * Use `create(InjectTaskReminderRequestSchema)` to create a new message.
  */
 export const InjectTaskReminderRequestSchema: GenMessage<InjectTaskReminderRequest> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 2);
+  messageDesc(file_a2a_reminders_v1_reminders, 5);
 
 /**
  * Response of InjectTaskReminder: what the server did with the reminder.
@@ -242,7 +372,7 @@ export type InjectTaskReminderResponse = Message<"a2a.reminders.v1.InjectTaskRem
  * Use `create(InjectTaskReminderResponseSchema)` to create a new message.
  */
 export const InjectTaskReminderResponseSchema: GenMessage<InjectTaskReminderResponse> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 3);
+  messageDesc(file_a2a_reminders_v1_reminders, 6);
 
 /**
  * Request of ListTaskReminders.
@@ -298,7 +428,7 @@ export type ListTaskRemindersRequest = Message<"a2a.reminders.v1.ListTaskReminde
  * Use `create(ListTaskRemindersRequestSchema)` to create a new message.
  */
 export const ListTaskRemindersRequestSchema: GenMessage<ListTaskRemindersRequest> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 4);
+  messageDesc(file_a2a_reminders_v1_reminders, 7);
 
 /**
  * Response of ListTaskReminders.
@@ -327,7 +457,7 @@ export type ListTaskRemindersResponse = Message<"a2a.reminders.v1.ListTaskRemind
  * Use `create(ListTaskRemindersResponseSchema)` to create a new message.
  */
 export const ListTaskRemindersResponseSchema: GenMessage<ListTaskRemindersResponse> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 5);
+  messageDesc(file_a2a_reminders_v1_reminders, 8);
 
 /**
  * Request of CancelTaskReminder.
@@ -362,7 +492,7 @@ export type CancelTaskReminderRequest = Message<"a2a.reminders.v1.CancelTaskRemi
  * Use `create(CancelTaskReminderRequestSchema)` to create a new message.
  */
 export const CancelTaskReminderRequestSchema: GenMessage<CancelTaskReminderRequest> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 6);
+  messageDesc(file_a2a_reminders_v1_reminders, 9);
 
 /**
  * Response of CancelTaskReminder.
@@ -383,7 +513,7 @@ export type CancelTaskReminderResponse = Message<"a2a.reminders.v1.CancelTaskRem
  * Use `create(CancelTaskReminderResponseSchema)` to create a new message.
  */
 export const CancelTaskReminderResponseSchema: GenMessage<CancelTaskReminderResponse> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 7);
+  messageDesc(file_a2a_reminders_v1_reminders, 10);
 
 /**
  * One thing that happened to one reminder. Events travel in batches inside
@@ -460,6 +590,16 @@ export type TaskReminderEvent = Message<"a2a.reminders.v1.TaskReminderEvent"> & 
      */
     value: ReminderDropped;
     case: "dropped";
+  } | {
+    /**
+     * A copy of it in a sub-task was forwarded, refused, or changed state
+     * there (R63). A report on a copy, not a fate of this reminder: there
+     * can be several, before and after its fate.
+     *
+     * @generated from field: a2a.reminders.v1.ReminderForward forward = 15;
+     */
+    value: ReminderForward;
+    case: "forward";
   } | { case: undefined; value?: undefined };
 };
 
@@ -468,7 +608,7 @@ export type TaskReminderEvent = Message<"a2a.reminders.v1.TaskReminderEvent"> & 
  * Use `create(TaskReminderEventSchema)` to create a new message.
  */
 export const TaskReminderEventSchema: GenMessage<TaskReminderEvent> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 8);
+  messageDesc(file_a2a_reminders_v1_reminders, 11);
 
 /**
  * The reminder reached the worker's model for the first time.
@@ -496,7 +636,7 @@ export type ReminderEmitted = Message<"a2a.reminders.v1.ReminderEmitted"> & {
  * Use `create(ReminderEmittedSchema)` to create a new message.
  */
 export const ReminderEmittedSchema: GenMessage<ReminderEmitted> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 9);
+  messageDesc(file_a2a_reminders_v1_reminders, 12);
 
 /**
  * A newer reminder displaced this one through their shared dedupe_key.
@@ -517,7 +657,7 @@ export type ReminderDisplaced = Message<"a2a.reminders.v1.ReminderDisplaced"> & 
  * Use `create(ReminderDisplacedSchema)` to create a new message.
  */
 export const ReminderDisplacedSchema: GenMessage<ReminderDisplaced> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 10);
+  messageDesc(file_a2a_reminders_v1_reminders, 13);
 
 /**
  * The reminder stopped being surfaced after reaching at least one turn.
@@ -553,7 +693,7 @@ export type ReminderExpired = Message<"a2a.reminders.v1.ReminderExpired"> & {
  * Use `create(ReminderExpiredSchema)` to create a new message.
  */
 export const ReminderExpiredSchema: GenMessage<ReminderExpired> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 11);
+  messageDesc(file_a2a_reminders_v1_reminders, 14);
 
 /**
  * CancelTaskReminder retracted the reminder.
@@ -574,7 +714,7 @@ export type ReminderCancelled = Message<"a2a.reminders.v1.ReminderCancelled"> & 
  * Use `create(ReminderCancelledSchema)` to create a new message.
  */
 export const ReminderCancelledSchema: GenMessage<ReminderCancelled> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 12);
+  messageDesc(file_a2a_reminders_v1_reminders, 15);
 
 /**
  * The task ended before the reminder reached any turn.
@@ -596,7 +736,7 @@ export type ReminderDropped = Message<"a2a.reminders.v1.ReminderDropped"> & {
  * Use `create(ReminderDroppedSchema)` to create a new message.
  */
 export const ReminderDroppedSchema: GenMessage<ReminderDropped> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 13);
+  messageDesc(file_a2a_reminders_v1_reminders, 16);
 
 /**
  * The events of one moment (one inject, one turn boundary, one cancel, the
@@ -627,7 +767,7 @@ export type TaskReminderEventBatch = Message<"a2a.reminders.v1.TaskReminderEvent
  * Use `create(TaskReminderEventBatchSchema)` to create a new message.
  */
 export const TaskReminderEventBatchSchema: GenMessage<TaskReminderEventBatch> = /*@__PURE__*/
-  messageDesc(file_a2a_reminders_v1_reminders, 14);
+  messageDesc(file_a2a_reminders_v1_reminders, 17);
 
 /**
  * Where a reminder is in its life. PENDING and ACTIVE are live; the others are
