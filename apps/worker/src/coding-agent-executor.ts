@@ -248,7 +248,8 @@ async function delegateTests(
     const end = run.finalText === '' ? '' : `: ${run.finalText}`;
     const how = run.finalState === '' ? 'stopped answering on' : 'ended';
     const unforwarded = run.forwarded ? '' : ' (it takes no reminders: none were forwarded)';
-    const text = `${agent} ${how} task ${run.subTaskId} ${taskStateLabel(run.finalState)}${end}${unforwarded}`;
+    const problems = run.problems.length === 0 ? '' : ` (${run.problems.join('; ')})`;
+    const text = `${agent} ${how} task ${run.subTaskId} ${taskStateLabel(run.finalState)}${end}${unforwarded}${problems}`;
     progress(text);
     return text;
   } catch (error) {

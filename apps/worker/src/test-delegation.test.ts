@@ -46,12 +46,34 @@ const stockExecutor: AgentExecutor = {
   cancelTask: async () => {},
 };
 
+/** Never ends a task, and ignores CancelTask: a test agent gone wrong. */
+const stuckExecutor: AgentExecutor = {
+  execute: async (context: RequestContext, bus: ExecutionEventBus) => {
+    bus.publish(
+      AgentEvent.task({
+        id: context.taskId,
+        contextId: context.contextId,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: '' },
+        history: [context.userMessage],
+        artifacts: [],
+        metadata: undefined,
+      }),
+    );
+    // Never returns: the task's stream stays open whatever a cancel asks.
+    await new Promise(() => {});
+  },
+  cancelTask: async (taskId: string) => {
+    cancels.push(`cancel ${taskId}`);
+  },
+};
+const cancels: string[] = [];
+
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function stockAgent() {
+async function stockAgent(executor: AgentExecutor = stockExecutor) {
   const app = express();
   const headers: Array<Record<string, unknown>> = [];
   app.use((req, _res, next) => {
@@ -75,7 +97,7 @@ async function stockAgent() {
   const handler = new DefaultRequestHandler(
     card,
     new InMemoryTaskStore(),
-    stockExecutor,
+    executor,
     new DefaultExecutionEventBusManager(),
   );
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
@@ -112,5 +134,24 @@ describe('delegating the tests', () => {
     const calls = agent.headers.filter((h) => h['content-type'] !== undefined);
     expect(calls).not.toHaveLength(0);
     for (const h of calls) expect(h['a2a-extensions']).toBeUndefined();
+  });
+
+  it('cancelling the task cancels the sub-task, and stops reading it after the grace period if it never ends', async () => {
+    const agent = await stockAgent(stuckExecutor);
+    const delegation = new TestDelegation(
+      { url: agent.url, binding: 'jsonrpc' },
+      { forwardReminders: vi.fn() },
+      200,
+    );
+    const abort = new AbortController();
+    const run = delegation.run(
+      {} as RequestContext,
+      {} as ExecutionEventBus,
+      'Run the test suite',
+      abort.signal,
+      () => abort.abort(new Error('task cancelled')),
+    );
+    await expect(run).rejects.toThrow();
+    expect(cancels.filter((c) => c.startsWith('cancel ')).length).toBeGreaterThan(0);
   });
 });

@@ -16,6 +16,8 @@ export interface DelegatedRun {
   readonly finalText: string;
   /** False when the test agent does not serve reminders: the run went without them. */
   readonly forwarded: boolean;
+  /** What went wrong with forwarding while the tests ran fine (the copies' record may lag). */
+  readonly problems: readonly string[];
 }
 
 /**
@@ -37,6 +39,7 @@ export class TestDelegation {
   constructor(
     private readonly agent: TestAgent,
     private readonly reminders: Pick<ReminderService, 'forwardReminders'>,
+    private readonly cancelGraceMs = CANCEL_GRACE_MS,
   ) {}
 
   /**
@@ -63,24 +66,32 @@ export class TestDelegation {
       reminderClient = full.reminders;
     }
     let forwarding: ReminderForwarding | undefined;
+    const problems: string[] = [];
     try {
-      return await this.#follow(connection, what, signal, (subTaskId) => {
+      const run = await this.#follow(connection, what, signal, problems, (subTaskId) => {
         started(subTaskId, connection.card.name);
-        if (reminderClient !== undefined) {
+        if (reminderClient === undefined) return undefined;
+        try {
           forwarding = this.reminders.forwardReminders(context, bus, {
             client: reminderClient,
             taskId: subTaskId,
           });
+        } catch (error) {
+          // A sub-task id no record could hold (R63): the tests run, unforwarded.
+          problems.push(`not forwarded: ${messageOf(error)}`);
         }
         return forwarding;
       });
+      // The last read of the copies' states (R64). What it fails at costs the
+      // report on the copies, never the test run itself.
+      await forwarding?.close().catch((error: unknown) => {
+        problems.push(`forwarding: ${messageOf(error)}`);
+      });
+      return { ...run, problems };
     } finally {
-      try {
-        // The last read of the copies' states (R64), whatever ended the run.
-        await forwarding?.close();
-      } finally {
-        connection.close();
-      }
+      // Closed on every path; after a failed run its failure is the one reported.
+      await forwarding?.close().catch(() => {});
+      connection.close();
     }
   }
 
@@ -88,16 +99,18 @@ export class TestDelegation {
     connection: A2AConnection,
     what: string,
     signal: AbortSignal,
+    problems: string[],
     opened: (subTaskId: string) => ReminderForwarding | undefined,
-  ): Promise<DelegatedRun> {
+  ): Promise<Omit<DelegatedRun, 'problems'>> {
     const reading = new AbortController();
     let subTaskId = '';
     let grace: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
-      void cancelSubTask(connection, subTaskId);
-      grace ??= setTimeout(() => reading.abort(signal.reason), CANCEL_GRACE_MS);
+      void cancelSubTask(connection, subTaskId, this.cancelGraceMs);
+      grace ??= setTimeout(() => reading.abort(signal.reason), this.cancelGraceMs);
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
     let forwarding: ReminderForwarding | undefined;
     let finalState = '';
     let finalText = '';
@@ -113,13 +126,20 @@ export class TestDelegation {
           forwarding = opened(subTaskId);
           if (signal.aborted) onAbort();
         }
-        await forwarding?.observe(item);
+        await forwarding?.observe(item).catch((error: unknown) => {
+          // A report the task's store could not take: close reads the copies again.
+          problems.push(`forwarding: ${messageOf(error)}`);
+        });
         const status = statusOf(item);
         if (status !== undefined && isTerminalState(status.state)) {
           finalState = taskStateName(status.state);
           finalText = messageText(status.message);
         }
       }
+    } catch (error) {
+      // Nobody follows the sub-task any more: it is not left running.
+      if (finalState === '') await cancelSubTask(connection, subTaskId, this.cancelGraceMs);
+      throw error;
     } finally {
       signal.removeEventListener('abort', onAbort);
       clearTimeout(grace);
@@ -129,12 +149,20 @@ export class TestDelegation {
   }
 }
 
-async function cancelSubTask(connection: A2AConnection, taskId: string): Promise<void> {
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function cancelSubTask(
+  connection: A2AConnection,
+  taskId: string,
+  timeoutMs: number,
+): Promise<void> {
   if (taskId === '') return;
   try {
     await connection.client.cancelTask(
       { tenant: '', id: taskId, metadata: undefined },
-      connection.requestOptions(AbortSignal.timeout(CANCEL_GRACE_MS)),
+      connection.requestOptions(AbortSignal.timeout(timeoutMs)),
     );
   } catch {
     // Already ended; its stream says how.

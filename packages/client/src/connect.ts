@@ -67,11 +67,17 @@ export async function connectToAgent(
     );
   }
   const iface = findAgentInterface(a2a.card, options.binding);
-  const reminders = createReminderClient(options.binding, {
-    url: a2a.endpoint,
-    headers: options.headers ?? {},
-    ...(iface?.tenant === undefined ? {} : { tenant: iface.tenant }),
-  });
+  let reminders: ReturnType<typeof createReminderClient>;
+  try {
+    reminders = createReminderClient(options.binding, {
+      url: a2a.endpoint,
+      headers: options.headers ?? {},
+      ...(iface?.tenant === undefined ? {} : { tenant: iface.tenant }),
+    });
+  } catch (error) {
+    a2a.close();
+    throw error;
+  }
   return {
     ...a2a,
     reminders,

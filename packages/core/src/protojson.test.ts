@@ -7,7 +7,12 @@ import { create, fromJson } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ReminderError } from './errors.js';
-import { parseRequestJson, readRequestJson, toResponseJson } from './protojson.js';
+import {
+  MAX_LIST_VIOLATIONS,
+  parseRequestJson,
+  readRequestJson,
+  toResponseJson,
+} from './protojson.js';
 
 function parseError(json: unknown): ReminderError {
   try {
@@ -68,6 +73,44 @@ describe('reading ProtoJSON field by field (R8, R41–R43, R45)', () => {
     expect(read.request.reminder?.id).toBe('r1');
     expect(read.request.reminder?.source).toBe('ok');
     expect(read.request.reminder?.ttlTurns).toBeUndefined();
+  });
+
+  it('R59: a repeated message is read element by element, its violations on their own paths', () => {
+    const read = readInject({
+      taskId: 't',
+      reminder: {
+        id: 'r1',
+        body: 'b',
+        provenance: {
+          hops: [{ taskId: 'a', reminderId: 'r' }, { taskId: 5, source: 'ok' }, 'x'],
+        },
+      },
+    });
+    expect(fields(read.violations)).toEqual([
+      'reminder.provenance.hops[1].taskId',
+      'reminder.provenance.hops[2]',
+    ]);
+    // The readable elements and fields are kept.
+    expect(read.request.reminder?.provenance?.hops.map((h) => [h.taskId, h.source])).toEqual([
+      ['a', ''],
+      ['', 'ok'],
+    ]);
+  });
+
+  it('R59: a long list of bad elements is reported in a bounded number of violations', () => {
+    const read = readInject({
+      taskId: 't',
+      reminder: {
+        id: 'r1',
+        body: 'b',
+        provenance: { hops: Array.from({ length: 30_000 }, () => 1) },
+      },
+    });
+    expect(read.violations).toHaveLength(MAX_LIST_VIOLATIONS + 1);
+    expect(read.violations.at(-1)).toEqual({
+      field: 'reminder.provenance.hops',
+      description: `has ${30_000 - MAX_LIST_VIOLATIONS} more elements, not read: a list reports at most ${MAX_LIST_VIOLATIONS} violations`,
+    });
   });
 
   it('R45: never throws for a value; a non-object request is one violation on its root', () => {

@@ -8,6 +8,9 @@ import { throwIfInvalid } from './validation.js';
 /** Requests nest a handful of messages; anything deeper is not one of ours. */
 const MAX_MESSAGE_DEPTH = 16;
 
+/** Most violations one repeated field reports; the rest of the list is summed up in one. */
+export const MAX_LIST_VIOLATIONS = 16;
+
 /**
  * R43: the integer forms ProtoJSON allows, a JSON number or a string holding
  * one (RFC 8259 number syntax). protobuf-es reads strings with `Number()`,
@@ -151,13 +154,23 @@ function readField<Desc extends DescMessage>(
     // own path (`reminder.provenance.hops[1].source`) and the others are kept.
     if (!Array.isArray(value)) return 'must be a JSON array';
     if (depth >= MAX_MESSAGE_DEPTH) return 'nests too deeply';
-    const items = value.map((item: unknown, i) => {
-      if (isJsonObject(item)) {
-        return readMessage(field.message, item, `${at}[${i}]`, violations, depth + 1);
+    const before = violations.length;
+    const items: unknown[] = [];
+    for (const [i, item] of value.entries()) {
+      // A refusal stays short however long the list (R59): past a few, one line says the rest.
+      if (violations.length - before >= MAX_LIST_VIOLATIONS) {
+        violations.push({
+          field: at,
+          description: `has ${value.length - i} more elements, not read: a list reports at most ${MAX_LIST_VIOLATIONS} violations`,
+        });
+        break;
       }
-      violations.push({ field: `${at}[${i}]`, description: 'must be a JSON object' });
-      return create(field.message);
-    });
+      if (isJsonObject(item)) {
+        items.push(readMessage(field.message, item, `${at}[${i}]`, violations, depth + 1));
+      } else {
+        violations.push({ field: `${at}[${i}]`, description: 'must be a JSON object' });
+      }
+    }
     setField(message, field, items);
     return undefined;
   }

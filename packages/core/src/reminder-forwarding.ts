@@ -1,5 +1,5 @@
 import type { ExecutionEventBus } from '@a2a-js/sdk/server';
-import type { TaskReminder, TaskReminderEvent } from '@a2a-reminders/proto';
+import type { TaskReminder, TaskReminderEvent, TaskReminderRecord } from '@a2a-reminders/proto';
 import { ReminderState } from '@a2a-reminders/proto';
 import type { ReminderClient } from './client.js';
 import { reminderPages } from './client.js';
@@ -20,7 +20,7 @@ import type {
 import { isLiveState } from './store.js';
 import { reminderBatchOf } from './stream-events.js';
 import { refusedCharacters } from './text-rules.js';
-import { MAX_HOP_TASK_ID_CHARS } from './validation.js';
+import { MAX_HOP_TASK_ID_CHARS, MAX_SOURCE_CHARS } from './validation.js';
 
 /** What a forwarding needs of the sub-task's agent: a binding package's reminder client. */
 export type ForwardingClient = Pick<
@@ -77,6 +77,12 @@ export interface ReminderForwarding {
   close(): Promise<void>;
 }
 
+/**
+ * Which new reminders a sync forwards: all (the start, R62), those it
+ * reaches before the forwarding closes, or none (closing).
+ */
+type ForwardNew = 'all' | 'while-open' | 'none';
+
 /** What the agent knows of one copy. */
 interface Copy {
   readonly id: string;
@@ -90,6 +96,8 @@ interface Copy {
   cancels: number;
   /** The sub-task answered a cancel with the copy already final (or gone). */
   cancelSettled: boolean;
+  /** A cancel got no answer and is to be tried again (R63). */
+  cancelPending: boolean;
 }
 
 const stateOfEvent: Partial<
@@ -139,8 +147,14 @@ export class ReminderForwarder implements ReminderForwarding {
   private chain: Promise<void> = Promise.resolve();
   /** A sync queued and not started yet, which later requests join. */
   private queued: Promise<void> | undefined;
-  private failure: unknown;
+  /** What the filter threw: kept for close, since that reminder stays back for good. */
+  private filterFailure: unknown;
+  /** What the last sync that failed threw; a later sync that succeeds clears it. */
+  private syncFailure: unknown;
   private closed = false;
+  /** A one-shot wake for copies waiting on a retry (R62), when no interval runs. */
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly syncIntervalMs: number;
   private readonly stopWatching: () => void;
   private readonly timer: ReturnType<typeof setInterval> | undefined;
   private readonly callTimeoutMs: number;
@@ -155,16 +169,21 @@ export class ReminderForwarder implements ReminderForwarding {
     checkOptions(options);
     this.subTaskId = options.taskId;
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    const background = () => {
-      this.sync().catch((error: unknown) => this.keepFailure(error));
-    };
-    this.stopWatching = steps.watch(key, background);
+    this.syncIntervalMs = options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS;
+    this.stopWatching = steps.watch(key, () => this.background());
     // R64: this replica hears of its own rpcs only; the others' show up in the store.
     if (steps.replicas !== undefined) {
-      this.timer = setInterval(background, options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS);
+      this.timer = setInterval(() => this.background(), this.syncIntervalMs);
       this.timer.unref();
     }
-    background();
+    // R62: what is live when forwarding starts goes, even if it is closed at once.
+    this.serial(() => this.syncStep('all')).catch(() => {});
+  }
+
+  private background(): void {
+    this.sync().catch(() => {
+      // Kept in syncFailure for close; the next sync may succeed.
+    });
   }
 
   sync(): Promise<void> {
@@ -172,10 +191,23 @@ export class ReminderForwarder implements ReminderForwarding {
     if (this.queued !== undefined) return this.queued;
     const queued = this.serial(async () => {
       this.queued = undefined;
-      await this.reconcile(true);
+      // A sync that waited while the forwarding closed forwards nothing new (R62).
+      await this.syncStep(this.closed ? 'none' : 'while-open');
     });
     this.queued = queued;
     return queued;
+  }
+
+  private async syncStep(forwardNew: ForwardNew): Promise<void> {
+    try {
+      await this.reconcile(forwardNew);
+      this.syncFailure = undefined;
+    } catch (error) {
+      this.syncFailure = error;
+      throw error;
+    } finally {
+      this.scheduleRetry();
+    }
   }
 
   observe(item: unknown): Promise<void> {
@@ -195,22 +227,45 @@ export class ReminderForwarder implements ReminderForwarding {
       this.closed = true;
       this.stopWatching();
       if (this.timer !== undefined) clearInterval(this.timer);
+      clearTimeout(this.retryTimer);
       await this.serial(async () => {
-        await this.reconcile(false);
-        await this.readCopies();
-      }).catch((error: unknown) => this.keepFailure(error));
+        try {
+          await this.reconcile('none');
+          await this.readCopies();
+          this.syncFailure = undefined;
+        } catch (error) {
+          this.syncFailure = error;
+        }
+      });
     }
-    if (this.failure !== undefined) throw this.failure;
+    const failure = this.filterFailure ?? this.syncFailure;
+    if (failure !== undefined) throw failure;
+  }
+
+  /**
+   * R62: a copy whose send (or cancel) got no answer is tried again at the
+   * next read of the store; without the replicas' interval, this wake makes
+   * sure there is one.
+   */
+  private scheduleRetry(): void {
+    if (this.closed || this.timer !== undefined || this.retryTimer !== undefined) return;
+    const waiting = [...this.copies.values()].some(
+      (c) =>
+        (c.state === undefined && c.refusal === 'INTERNAL' && c.sends < MAX_TRIES) ||
+        c.cancelPending,
+    );
+    if (!waiting) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.background();
+    }, this.syncIntervalMs);
+    this.retryTimer.unref();
   }
 
   private serial(step: () => Promise<void>): Promise<void> {
     const run = this.chain.then(step);
     this.chain = run.catch(() => undefined);
     return run;
-  }
-
-  private keepFailure(error: unknown): void {
-    this.failure ??= error;
   }
 
   /** Options for one call to the sub-task's agent: its deadline. */
@@ -222,13 +277,14 @@ export class ReminderForwarder implements ReminderForwarding {
    * R62, R63: forward what is new (unless closing), send again what may not
    * have arrived, and make the copies follow their originals.
    */
-  private async reconcile(forwardNew: boolean): Promise<void> {
+  private async reconcile(forwardNew: ForwardNew): Promise<void> {
     const snapshot = await this.steps.store.read(this.key);
     if (snapshot === undefined) return;
     const byId = new Map(snapshot.reminders.map((r) => [r.id, r]));
     this.forget(byId);
-    if (forwardNew && snapshot.ended === undefined) {
+    if (forwardNew !== 'none' && snapshot.ended === undefined) {
       for (const r of snapshot.reminders) {
+        if (forwardNew === 'while-open' && this.closed) break;
         if (!isLiveState(r.state)) continue;
         const copy = this.copies.get(r.id);
         if (copy === undefined && !this.skipped.has(r.id) && this.admits(r)) {
@@ -271,7 +327,7 @@ export class ReminderForwarder implements ReminderForwarding {
     try {
       admitted = filter(original);
     } catch (error) {
-      this.keepFailure(error);
+      this.filterFailure ??= error;
     }
     if (!admitted) this.skipped.add(original.id);
     return admitted;
@@ -308,6 +364,7 @@ export class ReminderForwarder implements ReminderForwarding {
       sends: 0,
       cancels: 0,
       cancelSettled: false,
+      cancelPending: false,
     };
     this.copies.set(original.id, copy);
     return copy;
@@ -316,38 +373,45 @@ export class ReminderForwarder implements ReminderForwarding {
   /** R62: one send of the copy; its outcome goes on the original's record (R63). */
   private async send(originalId: string, copy: Copy): Promise<void> {
     copy.sends += 1;
+    let answer: Awaited<ReturnType<ForwardingClient['injectTaskReminder']>>;
     try {
-      const answer = await this.options.client.injectTaskReminder(
+      answer = await this.options.client.injectTaskReminder(
         { taskId: this.subTaskId, reminder: copy.request },
         this.call(),
       );
-      copy.refusal = undefined;
-      copy.state = stateOfProto[answer.record?.state ?? ReminderState.UNSPECIFIED] ?? 'PENDING';
-      await this.report(originalId, { state: copy.state });
-      // R63: dedupe keys work across hops; the answer names the copies this one displaced.
-      for (const id of answer.displacedReminderIds) await this.learned(id, 'DISPLACED');
     } catch (error) {
       // Refused, or no answer (INTERNAL: tried again at later syncs): on the record either way.
       const code = ReminderError.from(error).code;
       if (code === copy.refusal) return;
       copy.refusal = code;
       await this.report(originalId, { refusal: code });
+      return;
     }
+    copy.refusal = undefined;
+    copy.state = stateOfProto[answer.record?.state ?? ReminderState.UNSPECIFIED] ?? 'PENDING';
+    await this.report(originalId, { state: copy.state });
+    // R63: dedupe keys work across hops; the answer names the copies this one displaced.
+    for (const id of answer.displacedReminderIds) await this.learned(id, 'DISPLACED');
   }
 
   private async cancelCopy(originalId: string, copy: Copy): Promise<void> {
     copy.cancels += 1;
+    let answer: Awaited<ReturnType<ForwardingClient['cancelTaskReminder']>>;
     try {
-      const answer = await this.options.client.cancelTaskReminder(
+      answer = await this.options.client.cancelTaskReminder(
         { taskId: this.subTaskId, reminderId: copy.id },
         this.call(),
       );
-      await this.learned(originalId, stateOfProto[answer.record?.state ?? 0] ?? 'CANCELLED');
     } catch (error) {
       // Already final there (its event, or close's read, tells how), or no
       // answer: the next sync tries again, up to MAX_TRIES.
-      if (SETTLED_CANCEL.has(ReminderError.from(error).code)) copy.cancelSettled = true;
+      const settled = SETTLED_CANCEL.has(ReminderError.from(error).code);
+      copy.cancelSettled = settled;
+      copy.cancelPending = !settled && copy.cancels < MAX_TRIES;
+      return;
     }
+    copy.cancelPending = false;
+    await this.learned(originalId, stateOfProto[answer.record?.state ?? 0] ?? 'CANCELLED');
   }
 
   /** A copy's state as the sub-task reported it; reported on where it changed. */
@@ -371,30 +435,32 @@ export class ReminderForwarder implements ReminderForwarding {
       c.state === undefined ? c.refusal === 'INTERNAL' : isLiveState(c.state),
     );
     if (open.length === 0) return;
+    const listed: TaskReminderRecord[] = [];
     try {
       for await (const page of reminderPages(
         this.options.client,
         { taskId: this.subTaskId, pageSize: 100 },
         this.call(),
       )) {
-        for (const record of page.reminders) {
-          const state = stateOfProto[record.state];
-          const id = record.reminder?.id;
-          const copy = id === undefined ? undefined : this.copies.get(id);
-          if (state === undefined || id === undefined || copy === undefined) continue;
-          if (copy.state === undefined) {
-            const hop = record.reminder?.provenance?.hops.at(-1);
-            if (hop?.taskId !== this.key.taskId || hop.reminderId !== id) continue;
-            copy.state = state;
-            copy.refusal = undefined;
-            await this.report(id, { state });
-          } else {
-            await this.learned(id, state);
-          }
-        }
+        listed.push(...page.reminders);
       }
     } catch {
       // The sub-task's agent is gone: the record keeps the last state learned.
+    }
+    for (const record of listed) {
+      const state = stateOfProto[record.state];
+      const id = record.reminder?.id;
+      const copy = id === undefined ? undefined : this.copies.get(id);
+      if (state === undefined || id === undefined || copy === undefined) continue;
+      if (copy.state === undefined) {
+        const hop = record.reminder?.provenance?.hops.at(-1);
+        if (hop?.taskId !== this.key.taskId || hop.reminderId !== id) continue;
+        copy.state = state;
+        copy.refusal = undefined;
+        await this.report(id, { state });
+      } else {
+        await this.learned(id, state);
+      }
     }
   }
 
@@ -444,7 +510,10 @@ function withForward(
   if (forwards.some(same)) return forwards.map((f) => (same(f) ? forward : f));
   const list = [...forwards, forward];
   if (list.length <= MAX_FORWARDS_PER_REMINDER) return list;
-  const ended = list.findIndex((f) => f.state === undefined || !isLiveState(f.state));
+  // A copy refused for good, or final; one that got no answer may still arrive (R62, R64).
+  const ended = list.findIndex((f) =>
+    f.state === undefined ? f.refusal !== 'INTERNAL' : !isLiveState(f.state),
+  );
   list.splice(ended >= 0 && ended < list.length - 1 ? ended : 0, 1);
   return list;
 }
@@ -459,6 +528,15 @@ function checkOptions(options: ForwardRemindersOptions): void {
   ) {
     throw new RangeError(
       `the sub-task id must be 1 to ${MAX_HOP_TASK_ID_CHARS} characters with no control or invisible ones`,
+    );
+  }
+  const source = options.source;
+  if (
+    source !== undefined &&
+    (source.length > MAX_SOURCE_CHARS || refusedCharacters(source, 'name').length > 0)
+  ) {
+    throw new RangeError(
+      `the copies' source must be at most ${MAX_SOURCE_CHARS} characters with no control or invisible ones`,
     );
   }
   for (const [name, value] of [

@@ -435,42 +435,102 @@ describe('forwarding reminders into a sub-task', () => {
     await expect(forwarding.close()).rejects.toThrow('filter broke');
   });
 
-  it('R64: closing forwards nothing new, and a closed forwarding ignores what it is handed', async () => {
+  it('R64: closing forwards nothing new, even a reminder whose sync was waiting, and ignores what it is handed', async () => {
     const c = await chain();
-    const forwarding = c.start();
-    await forwarding.sync();
-    await forwarding.close();
+    await c.parent.inject('parent', { id: 'ci', body: 'CI is red' });
+    // The first send waits for the gate, so the forwarding is busy when the next inject comes.
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const gated: ForwardingClient = {
+      ...c.client,
+      injectTaskReminder: async (request, options) => {
+        await gate;
+        return c.client.injectTaskReminder(request, options);
+      },
+    };
+    const forwarding = c.parent.service.forwardReminders(
+      c.parent.requestContext(c.parentTask),
+      c.parentBus.bus,
+      { client: gated, taskId: 'sub' },
+    );
+    // Its wake queues a sync behind the send; the forwarding closes before it runs.
     await c.parent.inject('parent', { id: 'late', body: 'after the delegation' });
+    const closed = forwarding.close();
+    open();
+    await closed;
     await forwarding.sync();
-    await forwarding.observe({ kind: 'statusUpdate', data: {} });
-    expect(c.client.injects).toBe(0);
+    expect(c.client.injects).toBe(1);
     expect((await recordOf(c.parent, 'parent', 'late')).forwards).toEqual([]);
+    // The copy's turn in the sub-task, handed over once closed: not learned.
+    await c.sub.service.beginTurn(c.sub.requestContext(c.subTask), c.subBus.bus);
+    for (const event of c.subBus.events) await forwarding.observe(event);
+    expect(
+      c.subBus
+        .batches()
+        .flat()
+        .map((e) => e.event.case),
+    ).toContain('emitted');
+    expect((await recordOf(c.parent, 'parent', 'ci')).forwards[0]?.state).toBe(
+      ReminderState.PENDING,
+    );
   });
 
-  it('R63: a record lists at most 16 copies, the oldest ended one making room', async () => {
+  it('R62: unanswered sends are tried three times in all, by themselves, then left as INTERNAL', async () => {
+    const c = await chain({ forward: { syncIntervalMs: 10 } });
+    await c.parent.inject('parent', { id: 'ci', body: 'CI is red' });
+    let sends = 0;
+    const down: ForwardingClient = {
+      ...c.client,
+      injectTaskReminder: () => {
+        sends += 1;
+        return Promise.reject(new Error('connect ECONNREFUSED'));
+      },
+    };
+    const forwarding = c.parent.service.forwardReminders(
+      c.parent.requestContext(c.parentTask),
+      c.parentBus.bus,
+      { client: down, taskId: 'sub', syncIntervalMs: 10 },
+    );
+    // No inject, no replicas: the retry wake alone sends again.
+    await vi.waitFor(() => expect(sends).toBe(3), WAIT);
+    await forwarding.sync();
+    await forwarding.sync();
+    await forwarding.close();
+    expect(sends).toBe(3);
+    expect((await recordOf(c.parent, 'parent', 'ci')).forwards[0]?.refusal).toBe('INTERNAL');
+  });
+
+  it('R63: a record lists at most 16 copies, the oldest ended one making room, else the oldest', async () => {
     const parent = harness();
     const parentTask = await parent.saveTask('parent', TaskState.TASK_STATE_WORKING);
     const bus = parent.openBus('parent').bus;
     await parent.inject('parent', { id: 'ci', body: 'CI is red', ttlTurns: 5 });
-    for (let i = 0; i < MAX_FORWARDS_PER_REMINDER + 2; i++) {
+    const forwardInto = async (i: number, end: boolean) => {
       const sub = harness();
       await sub.saveTask(`sub-${i}`, TaskState.TASK_STATE_WORKING);
       const forwarding = parent.service.forwardReminders(parent.requestContext(parentTask), bus, {
         client: clientOf(sub),
         taskId: `sub-${i}`,
       });
-      // The first two copies end (cancelled in their sub-tasks); the rest stay live.
-      if (i < 2) {
-        await forwarding.sync();
-        await sub.cancel(`sub-${i}`, 'ci');
-      }
+      await forwarding.sync();
+      if (end) await sub.cancel(`sub-${i}`, 'ci');
       await forwarding.close();
-    }
-    const forwards = (await recordOf(parent, 'parent', 'ci')).forwards;
-    expect(forwards).toHaveLength(MAX_FORWARDS_PER_REMINDER);
-    expect(forwards.map((f) => f.taskId)).toEqual(
-      Array.from({ length: MAX_FORWARDS_PER_REMINDER }, (_, i) => `sub-${i + 2}`),
-    );
+    };
+    const listed = async () =>
+      (await recordOf(parent, 'parent', 'ci')).forwards.map((f) => f.taskId);
+    const sub = (i: number) => `sub-${i}`;
+    // Sixteen copies, those in sub-tasks 5 and 6 ended there.
+    for (let i = 0; i < MAX_FORWARDS_PER_REMINDER; i++) await forwardInto(i, i === 5 || i === 6);
+    // Two more push out the ended ones, in the order they were forwarded.
+    await forwardInto(16, false);
+    await forwardInto(17, false);
+    const expected = [0, 1, 2, 3, 4, ...Array.from({ length: 11 }, (_, i) => i + 7)].map(sub);
+    expect(await listed()).toEqual(expected);
+    // With none ended, the oldest goes.
+    await forwardInto(18, false);
+    expect(await listed()).toEqual([...expected.slice(1), sub(18)]);
   });
 
   it('refuses a sub-task id that could not be stored, and intervals that would spin', async () => {
