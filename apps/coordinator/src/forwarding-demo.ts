@@ -191,30 +191,22 @@ export async function runForwardingDemo(
     for (const r of records) timeline.plain(`   ${describeForwards(r)}`);
     timeline.plain(`-- the test agent's task ${subTaskId || '(none)'}:`);
     for (const c of copies) timeline.plain(`   ${describeForwards(c)}`);
-    const problems = judgeForwarding({
+    const facts: ForwardingFacts = {
       taskId: sent.id,
       subTaskId,
       finalState,
       records,
       copies,
       events,
-    });
+    };
+    const problems = judgeForwarding(facts);
     for (const p of problems) timeline.plain(`   problem: ${p}`);
     timeline.plain(
       problems.length === 0
         ? '   every copy carried its provenance and its fate came back to the worker'
         : '   forwarding did not go as the spec says',
     );
-    return {
-      taskId: sent.id,
-      subTaskId,
-      finalState,
-      records,
-      copies,
-      events,
-      problems,
-      ok: problems.length === 0,
-    };
+    return { ...facts, problems, ok: problems.length === 0 };
   });
 }
 

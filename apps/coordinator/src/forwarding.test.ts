@@ -45,13 +45,9 @@ describe.each(BINDINGS)('forwarding over %s between worker processes', (binding:
     started.push(worker);
     return worker;
   };
-  let demo: ForwardingDemoResult;
-
-  beforeAll(async () => {
-    if (!existsSync(WORKER_MAIN)) throw new Error(`${WORKER_MAIN} is missing: build the worker`);
-    // No turn limit: the test agent's run ends when a forwarded budget alert
-    // makes its model wrap up, so no step of the chain waits on a clock.
-    const testAgent = await start(['--turns', '0', '--turn-ms', '500', '--name', 'test agent']);
+  /** A test agent started with `args` and a worker delegating its test steps to it. */
+  const delegatingPair = async (args: readonly string[]) => {
+    const testAgent = await start(['--turns', '0', '--turn-ms', '500', ...args]);
     const worker = await start([
       '--turn-ms',
       '300',
@@ -60,6 +56,16 @@ describe.each(BINDINGS)('forwarding over %s between worker processes', (binding:
       '--delegate-binding',
       binding,
     ]);
+    return { testAgent, worker };
+  };
+
+  let demo: ForwardingDemoResult;
+
+  beforeAll(async () => {
+    if (!existsSync(WORKER_MAIN)) throw new Error(`${WORKER_MAIN} is missing: build the worker`);
+    // No turn limit: the test agent's run ends when a forwarded budget alert
+    // makes its model wrap up, so no step of the chain waits on a clock.
+    const { testAgent, worker } = await delegatingPair(['--name', 'test agent']);
     const lines: string[] = [];
     demo = await runForwardingDemo({
       worker: { url: cardOf(worker), binding, headers: {} },
@@ -126,20 +132,6 @@ describe.each(BINDINGS)('forwarding over %s between worker processes', (binding:
       expect(finals, id).toHaveLength(1);
     }
   });
-
-  /** A test agent started with `args` and a worker delegating its test steps to it. */
-  const delegatingPair = async (args: readonly string[]) => {
-    const testAgent = await start(['--turns', '0', '--turn-ms', '500', ...args]);
-    const worker = await start([
-      '--turn-ms',
-      '300',
-      '--delegate-tests',
-      testAgent.httpBaseUrl,
-      '--delegate-binding',
-      binding,
-    ]);
-    return { testAgent, worker };
-  };
 
   /**
    * Delegates a task, injects CI's reminder once the test step is delegated,

@@ -17,18 +17,22 @@ import { TestDelegation } from './test-delegation.js';
 // A test agent that knows nothing of reminders: the run goes there all the
 // same, with no reminder forwarded and nothing of the extension sent.
 
+/** The task an execution announces first, WORKING. */
+function workingTask(context: RequestContext): Task {
+  return {
+    id: context.taskId,
+    contextId: context.contextId,
+    status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: '' },
+    history: [context.userMessage],
+    artifacts: [],
+    metadata: undefined,
+  };
+}
+
 /** Runs each task at once: a task, then COMPLETED with the test results. */
 const stockExecutor: AgentExecutor = {
   execute: async (context: RequestContext, bus: ExecutionEventBus) => {
-    const task: Task = {
-      id: context.taskId,
-      contextId: context.contextId,
-      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: '' },
-      history: [context.userMessage],
-      artifacts: [],
-      metadata: undefined,
-    };
-    bus.publish(AgentEvent.task(task));
+    bus.publish(AgentEvent.task(workingTask(context)));
     bus.publish(
       AgentEvent.statusUpdate({
         taskId: context.taskId,
@@ -49,16 +53,7 @@ const stockExecutor: AgentExecutor = {
 /** Never ends a task, and ignores CancelTask: a test agent gone wrong. */
 const stuckExecutor: AgentExecutor = {
   execute: async (context: RequestContext, bus: ExecutionEventBus) => {
-    bus.publish(
-      AgentEvent.task({
-        id: context.taskId,
-        contextId: context.contextId,
-        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: '' },
-        history: [context.userMessage],
-        artifacts: [],
-        metadata: undefined,
-      }),
-    );
+    bus.publish(AgentEvent.task(workingTask(context)));
     // Never returns: the task's stream stays open whatever a cancel asks.
     await new Promise(() => {});
   },
