@@ -164,7 +164,8 @@ export function throwIfForwardRefused(
   request: InjectTaskReminderRequest,
   limits: ReminderLimits,
 ): void {
-  const hops = request.reminder?.provenance?.hops ?? [];
+  const hops = request.reminder?.provenance?.hops;
+  if (hops === undefined) return;
   if (hops.length > limits.maxForwardHops) {
     throw new ReminderError(
       'FORWARD_HOP_LIMIT_EXCEEDED',
