@@ -99,16 +99,7 @@ export function describeRecord(record: TaskReminderRecord): string {
   if (record.turnsRemaining > 0) parts.push(`${record.turnsRemaining} turn(s) left`);
   if (r?.dedupeKey) parts.push(`dedupe ${r.dedupeKey}`);
   if (r?.ttlTurns !== undefined) parts.push(`ttl ${r.ttlTurns}`);
-  return parts.join('  ');
-}
-
-/**
- * A record with where it came from and where it went (spec §15):
- * `ci-run-89  EXPIRED  from ci via task 1f…/ci-run-89  → task 8a…: EXPIRED`.
- */
-export function describeForwards(record: TaskReminderRecord): string {
-  const r = record.reminder;
-  const parts = [`${(r?.id ?? '?').padEnd(14)} ${reminderStateName(record.state).padEnd(10)}`];
+  // Spec §15: where a forwarded copy came from, and where the reminder went.
   const hops = r?.provenance?.hops ?? [];
   if (hops.length > 0) {
     const path = hops.map((h) => `task ${h.taskId}/${h.reminderId} (${h.source || 'no source'})`);

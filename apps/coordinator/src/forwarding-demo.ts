@@ -4,8 +4,8 @@ import type { TaskReminderEvent, TaskReminderRecord } from '@a2a-reminders/proto
 import { ReminderState } from '@a2a-reminders/proto';
 import type { Connection, InjectFields } from './cli-args.js';
 import {
-  describeForwards,
   describeInjected,
+  describeRecord,
   describeReminderEvent,
   reminderStateName,
   taskStateLabel,
@@ -188,9 +188,9 @@ export async function runForwardingDemo(
     timeline.plain(
       `-- task ${sent.id} ended ${finalState || 'unseen'}; its reminders and their copies:`,
     );
-    for (const r of records) timeline.plain(`   ${describeForwards(r)}`);
+    for (const r of records) timeline.plain(`   ${describeRecord(r)}`);
     timeline.plain(`-- the test agent's task ${subTaskId || '(none)'}:`);
-    for (const c of copies) timeline.plain(`   ${describeForwards(c)}`);
+    for (const c of copies) timeline.plain(`   ${describeRecord(c)}`);
     const facts: ForwardingFacts = {
       taskId: sent.id,
       subTaskId,

@@ -7,6 +7,7 @@ import { isTerminalState, ReminderError, reminderEventsOf } from '@a2a-reminders
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { ReminderState } from '@a2a-reminders/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listCommand } from './commands.js';
 import type { ForwardingDemoResult } from './forwarding-demo.js';
 import { CI_REMINDER, runForwardingDemo } from './forwarding-demo.js';
 import { progressOf, taskStateOf } from './stream-items.js';
@@ -60,12 +61,15 @@ describe.each(BINDINGS)('forwarding over %s between worker processes', (binding:
   };
 
   let demo: ForwardingDemoResult;
+  /** The chain's two agents, as the coordinator's commands reach them. */
+  let agents: { worker: string; testAgent: string };
 
   beforeAll(async () => {
     if (!existsSync(WORKER_MAIN)) throw new Error(`${WORKER_MAIN} is missing: build the worker`);
     // No turn limit: the test agent's run ends when a forwarded budget alert
     // makes its model wrap up, so no step of the chain waits on a clock.
     const { testAgent, worker } = await delegatingPair(['--name', 'test agent']);
+    agents = { worker: cardOf(worker), testAgent: cardOf(testAgent) };
     const lines: string[] = [];
     demo = await runForwardingDemo({
       worker: { url: cardOf(worker), binding, headers: {} },
@@ -97,6 +101,27 @@ describe.each(BINDINGS)('forwarding over %s between worker processes', (binding:
     });
     // Forwarded while the worker's task was blocked in its test step: still all its turns.
     expect(ci?.ttlTurns).toBe(CI_REMINDER.ttlTurns);
+  });
+
+  it('the coordinator lists where each reminder went, and where each copy came from', async () => {
+    const list = async (url: string, taskId: string) => {
+      const lines: string[] = [];
+      const connection = { url, binding, headers: {} };
+      await listCommand(
+        { kind: 'list', connection, tenant: '', taskId, liveOnly: false, json: false },
+        (line) => lines.push(line),
+      );
+      return lines.join('\n');
+    };
+    expect(await list(agents.worker, demo.taskId)).toMatch(
+      new RegExp(`^ci-run-89 +DISPLACED .*copy in task ${demo.subTaskId}: DISPLACED$`, 'm'),
+    );
+    expect(await list(agents.testAgent, demo.subTaskId)).toMatch(
+      new RegExp(
+        `^ci-run-90 +EXPIRED .*forwarded from task ${demo.taskId}/ci-run-90 \\(ci\\)$`,
+        'm',
+      ),
+    );
   });
 
   it('R63: a newer reminder with the same dedupe key displaces the copy in the sub-task as it does the original', () => {
