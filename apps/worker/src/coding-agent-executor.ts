@@ -242,10 +242,12 @@ async function delegateTests(
   let agent = 'the test agent';
   try {
     const run = await delegation.run(context, bus, summary, signal, (subTaskId, name) => {
-      agent = name;
-      progress(`delegated to ${name} as task ${subTaskId}`);
+      agent = name.slice(0, MAX_SUMMARY_CHARS);
+      progress(`delegated to ${agent} as task ${subTaskId}`);
     });
-    const end = run.finalText === '' ? '' : `: ${run.finalText}`;
+    // The other agent's words, quoted in this task's history: its first line, bounded.
+    const quoted = (run.finalText.trim().split('\n')[0] ?? '').slice(0, MAX_SUMMARY_CHARS);
+    const end = quoted === '' ? '' : `: ${quoted}`;
     const how = run.finalState === '' ? 'stopped answering on' : 'ended';
     const unforwarded = run.forwarded ? '' : ' (it takes no reminders: none were forwarded)';
     const problems = run.problems.length === 0 ? '' : ` (${run.problems.join('; ')})`;

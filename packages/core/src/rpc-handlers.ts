@@ -144,8 +144,9 @@ export class ReminderRpcs implements ReminderRpcHandler {
 
   /**
    * R5, R3, R8, R7 in that order: authentication, activation, validation
-   * (and, for an inject, R60 and R61), then the task lookup with the caller's own context. A terminal task whose
-   * reminders are still live has them ended now (R29).
+   * (and, for an inject, R60 and R61), then the task lookup with the
+   * caller's own context. A terminal task whose reminders are still live has
+   * them ended now (R29).
    */
   private async enter(
     context: ServerCallContext,

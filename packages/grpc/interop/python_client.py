@@ -3,7 +3,8 @@
 
 It proves the polyglot promise of issue 4: stubs generated from proto/ with
 protoc and grpc_python_plugin talk to the grpc-js server. It injects one valid
-reminder, then an invalid one and one into a missing task, and prints what it
+reminder, then an invalid one and one into a missing task, then a forwarded
+copy with provenance and one whose provenance loops back, and prints what it
 observed as one JSON object on stdout; the calling test asserts on it.
 
 Usage: python_client.py --gen-dir DIR --target HOST:PORT --task-id ID
@@ -97,6 +98,34 @@ def main() -> int:
             reminder=reminders_pb2.TaskReminder(id="py-reminder-2", body="Anyone there?"),
         )
         out["missingTask"] = failure(stub, missing, metadata)
+
+        # Spec §15: a Python agent forwarding a copy it got from its own parent task.
+        hop = reminders_pb2.ReminderHop(
+            task_id="py-parent-task", reminder_id="ci-run-7", source="ci"
+        )
+        copy = reminders_pb2.InjectTaskReminderRequest(
+            task_id=args.task_id,
+            reminder=reminders_pb2.TaskReminder(
+                id="ci-run-7",
+                body="CI run 7 failed on main.",
+                source="python-forwarder",
+                provenance=reminders_pb2.ReminderProvenance(hops=[hop]),
+            ),
+        )
+        out["forwarded"] = json_format.MessageToDict(
+            stub.InjectTaskReminder(copy, metadata=metadata, timeout=10)
+        )
+        looping = reminders_pb2.InjectTaskReminderRequest(
+            task_id=args.task_id,
+            reminder=reminders_pb2.TaskReminder(
+                id="ci-run-8",
+                body="CI run 8 failed on main.",
+                provenance=reminders_pb2.ReminderProvenance(
+                    hops=[hop, reminders_pb2.ReminderHop(task_id=args.task_id, reminder_id="x")]
+                ),
+            ),
+        )
+        out["loop"] = failure(stub, looping, metadata)
 
     json.dump(out, sys.stdout)
     return 0

@@ -33,12 +33,14 @@ describe('Python gRPC client (protoc + grpc_python_plugin) against the grpc-js s
     if (genDir) await rm(genDir, { recursive: true, force: true });
   });
 
-  it('injects a reminder and gets a typed INVALID_ARGUMENT for a bad one', async () => {
+  it('injects a reminder and gets a typed INVALID_ARGUMENT for a bad one; forwards a copy with provenance and gets FORWARD_LOOP for a loop', async () => {
     const out = (await runPythonClient(genDir ?? '', server.target, 'py-task')) as {
       inject: Record<string, unknown>;
       injectInitialMetadata: Record<string, string>;
       invalid: PythonFailure;
       missingTask: PythonFailure;
+      forwarded: Record<string, unknown>;
+      loop: PythonFailure;
     };
 
     expect(out.inject).toMatchObject({
@@ -67,5 +69,29 @@ describe('Python gRPC client (protoc + grpc_python_plugin) against the grpc-js s
     expect(out.missingTask.errorInfos).toContainEqual(
       expect.objectContaining({ reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }),
     );
+
+    // Spec §15: provenance round-trips to Python, and a loop is refused with its own reason.
+    expect(out.forwarded).toMatchObject({
+      record: {
+        reminder: {
+          id: 'ci-run-7',
+          provenance: {
+            hops: [{ taskId: 'py-parent-task', reminderId: 'ci-run-7', source: 'ci' }],
+          },
+        },
+        state: 'REMINDER_STATE_PENDING',
+      },
+    });
+    expect(out.loop.code).toBe('INVALID_ARGUMENT');
+    expect(out.loop.errorInfos).toContainEqual(
+      expect.objectContaining({
+        reason: 'FORWARD_LOOP',
+        domain: 'a2a-reminders.dev',
+        metadata: expect.objectContaining({ hop: '1' }),
+      }),
+    );
+    expect(out.loop.fieldViolations.map((v) => v.field)).toEqual([
+      'reminder.provenance.hops[1].taskId',
+    ]);
   });
 });
