@@ -14,6 +14,8 @@ export interface ReplicaOptions {
   readonly turnMs: number;
   /** Task lease length (`--lease-ms`, R53). */
   readonly leaseMs: number;
+  /** More flags for every replica, e.g. `--delegate-tests <url>`. */
+  readonly args?: readonly string[];
 }
 
 /** One `dist/main.js` process of a deployment, with clients for each binding. */
@@ -78,6 +80,7 @@ async function startReplica(url: string, name: string, options: ReplicaOptions):
     String(options.leaseMs),
     '--replica-id',
     name,
+    ...(options.args ?? []),
   ]);
   const httpBaseUrl = worker.ready[1] ?? '';
   const exited = exitOf(worker.child);
