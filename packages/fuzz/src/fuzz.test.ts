@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { FuzzCase } from './cases.js';
 import { BINDINGS } from './cases.js';
 import { deepValue } from './grpc-cases.js';
+import { hostileProvenance } from './hostile-values.js';
 import { classifyGrpc, classifyJsonRpc, classifyRest } from './outcome.js';
+import { Rng } from './prng.js';
 import { formatReport } from './report.js';
 import { caseOf, failures, runFuzz } from './run-fuzz.js';
 
@@ -70,8 +72,44 @@ describe('generators', () => {
         kind,
       ).toBe(true);
     }
+    // Spec §15: hostile provenance on both kinds of wire, refusals of each rule among them.
+    const provenance = [...http, ...grpc].filter((c) => c.kind.includes('hostile provenance'));
+    expect(provenance.filter((c) => 'method' in c).length).toBeGreaterThan(0);
+    expect(provenance.filter((c) => !('method' in c)).length).toBeGreaterThan(0);
+    const reasons = provenance.map((c) => c.mustRefuse ?? '');
+    for (const rule of ['(R59)', '(R60)', '(R61)']) {
+      expect(
+        reasons.some((r) => r.endsWith(rule)),
+        rule,
+      ).toBe(true);
+    }
+    expect(reasons.some((r) => r === '')).toBe(true);
     // Valid requests are mixed in, so the worker also does real work.
     expect(http.filter((c) => c.kind.includes('valid')).length).toBeGreaterThan(200);
+  });
+});
+
+describe('hostile provenance', () => {
+  it('says which rule refuses it: none at all (R59), past the limit (R60), a loop (R61), else none', () => {
+    const seen = new Map<string, number>();
+    for (let seed = 1; seed <= 400; seed++) {
+      const { hops, invalid } = hostileProvenance(new Rng(seed), 'task-a');
+      const expected =
+        hops.length === 0
+          ? 'R59'
+          : hops.length > 4
+            ? 'R60'
+            : hops.some((h) => h.invalid !== undefined)
+              ? 'hop'
+              : hops.some((h) => h.taskId === 'task-a')
+                ? 'R61'
+                : 'none';
+      seen.set(expected, (seen.get(expected) ?? 0) + 1);
+      if (expected === 'none') expect(invalid).toBeUndefined();
+      else if (expected === 'hop') expect(invalid).toBe(hops.find((h) => h.invalid)?.invalid);
+      else expect(invalid).toMatch(new RegExp(`\\(${expected}\\)$`));
+    }
+    expect([...seen.keys()].sort()).toEqual(['R59', 'R60', 'R61', 'hop', 'none']);
   });
 });
 

@@ -9,7 +9,12 @@ import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { FuzzContext, GrpcCase } from './cases.js';
 import { SHARED_IDS } from './cases.js';
-import { hostileString, reminderFieldRefusal, validId } from './hostile-values.js';
+import {
+  hostileProvenance,
+  hostileString,
+  reminderFieldRefusal,
+  validId,
+} from './hostile-values.js';
 import type { Rng } from './prng.js';
 
 const PATHS = Object.fromEntries(reminderRpcs.map((r) => [r.name, r.grpcPath])) as Record<
@@ -191,6 +196,36 @@ function message(rng: Rng, ctx: FuzzContext): Message {
             }),
           ),
           invalid: reasons[0],
+        };
+      },
+    ],
+    [
+      2,
+      () => {
+        const target = rng.pick(ctx.taskIds);
+        const provenance = hostileProvenance(rng, target);
+        // Strings go out as UTF-8: a lone surrogate arrives as U+FFFD, which R46 allows.
+        const utf8 = (s: string) => s.replace(/\p{Cs}/gu, '\ufffd');
+        const hops = provenance.hops.map((h) => ({
+          taskId: utf8(h.taskId),
+          reminderId: utf8(h.reminderId),
+          source: utf8(h.source),
+        }));
+        const survives = provenance.hops.every(
+          (h) => h.invalid === undefined || !h.invalid.startsWith('lone surrogate'),
+        );
+        return {
+          kind: 'inject: hostile provenance',
+          rpc: 'InjectTaskReminder',
+          bytes: toBinary(
+            InjectTaskReminderRequestSchema,
+            create(InjectTaskReminderRequestSchema, {
+              taskId: target,
+              reminder: { id: validId(rng, ctx.unique), body: 'b', provenance: { hops } },
+            }),
+          ),
+          // A hop refused only for a lone surrogate may be fine once sent as UTF-8: no verdict.
+          invalid: survives ? provenance.invalid : undefined,
         };
       },
     ],

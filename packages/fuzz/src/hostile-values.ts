@@ -315,3 +315,59 @@ export function taskIdText(rng: Rng, known: readonly string[]): string {
     [1, () => wrongType(rng)],
   ])();
 }
+
+/** The worker's default hop limit (R60). */
+const MAX_FORWARD_HOPS = 4;
+
+/** One provenance hop, as plain fields, and why R59 refuses it, if it does. */
+export interface HostileHop {
+  readonly taskId: string;
+  readonly reminderId: string;
+  readonly source: string;
+  readonly invalid?: string;
+}
+
+function hostileHop(rng: Rng, taskId: string): HostileHop {
+  const pick = (valid: string) => (rng.chance(0.7) ? valid : hostileString(rng));
+  const hop = {
+    // Now and then the receiving task itself: a loop (R61).
+    taskId: rng.chance(0.15) ? taskId : pick(`parent-${rng.int(0, 99)}`),
+    reminderId: pick(`r-${rng.int(0, 99)}`),
+    source: rng.chance(0.5) ? pick('ci') : '',
+  };
+  const reasons: string[] = [];
+  if (hop.taskId.trim() === '') reasons.push('blank hop taskId (R59)');
+  if (hop.taskId.length > 256) reasons.push('hop taskId over 256 characters (R59)');
+  const taskIdWhy = stringRefusal('hop.taskId', hop.taskId);
+  if (taskIdWhy !== undefined) reasons.push(taskIdWhy);
+  if (!ID.test(hop.reminderId)) reasons.push('hop reminderId outside R9 (R59)');
+  if (hop.source.length > 256) reasons.push('hop source over 256 characters (R59)');
+  const sourceWhy = stringRefusal('hop.source', hop.source);
+  if (sourceWhy !== undefined) reasons.push(sourceWhy);
+  return reasons[0] === undefined ? hop : { ...hop, invalid: reasons[0] };
+}
+
+/**
+ * Provenance a hostile forwarder could send (spec §15): no hops, a few
+ * hostile ones, a hop naming the receiving task, or thousands. `invalid`
+ * says why the spec refuses it, when it certainly does (R59, R60, R61).
+ */
+export function hostileProvenance(
+  rng: Rng,
+  taskId: string,
+): { readonly hops: readonly HostileHop[]; readonly invalid?: string } {
+  const count = rng.weighted<() => number>([
+    [1, () => 0],
+    [6, () => rng.int(1, MAX_FORWARD_HOPS)],
+    [2, () => rng.int(MAX_FORWARD_HOPS + 1, 12)],
+    [1, () => rng.int(1000, 3000)],
+  ])();
+  const hops = Array.from({ length: count }, () => hostileHop(rng, taskId));
+  if (count === 0) return { hops, invalid: 'provenance without hops (R59)' };
+  // Past the limit the hops are not looked at one by one: R60 answers.
+  if (count > MAX_FORWARD_HOPS) return { hops, invalid: `${count} hops (R60)` };
+  const bad = hops.find((h) => h.invalid !== undefined)?.invalid;
+  if (bad !== undefined) return { hops, invalid: bad };
+  if (hops.some((h) => h.taskId === taskId)) return { hops, invalid: 'hop names the task (R61)' };
+  return { hops };
+}

@@ -3,6 +3,7 @@ import { SHARED_IDS } from './cases.js';
 import { contentType, GOOD_PARAMS, serviceParams, transportHeaders } from './headers.js';
 import {
   hostileMetadata,
+  hostileProvenance,
   hostileReminder,
   hostileString,
   hostileTtl,
@@ -94,6 +95,21 @@ function hostileParams(rng: Rng, ctx: FuzzContext): Params {
           method: 'InjectTaskReminder',
           params: `{"taskId":${str(rng.pick(ctx.taskIds))},"reminder":{"id":${str(validId(rng, ctx.unique))},"body":"b","metadata":${metadata.text}}}`,
           invalid: metadata.invalid,
+        };
+      },
+    ],
+    [
+      2,
+      () => {
+        const taskId = rng.pick(ctx.taskIds);
+        const provenance = hostileProvenance(rng, taskId);
+        // Lone surrogates go out as JSON escapes here: the reader reports them (R43).
+        const hops = provenance.hops.map(({ invalid: _, ...hop }) => hop);
+        return {
+          kind: 'inject: hostile provenance',
+          method: 'InjectTaskReminder',
+          params: `{"taskId":${str(taskId)},"reminder":{"id":${str(validId(rng, ctx.unique))},"body":"b","provenance":{"hops":${JSON.stringify(hops)}}}}`,
+          invalid: provenance.invalid,
         };
       },
     ],
@@ -239,6 +255,11 @@ function envelope(
 
 /** Bytes that are not a JSON-RPC request at all. */
 function brokenBody(rng: Rng, valid: string): { kind: string; body: string | Uint8Array } {
+  // Into the body's string, else the method's, else ahead of the text: never the valid request itself.
+  const slip = (bad: string) => {
+    const into = ['"body":"', '"method":"'].find((at) => valid.includes(at));
+    return into === undefined ? `${bad}${valid}` : valid.replace(into, `${into}${bad}`);
+  };
   return rng.weighted<() => { kind: string; body: string | Uint8Array }>([
     [2, () => ({ kind: 'truncated JSON', body: valid.slice(0, rng.int(0, valid.length - 1)) })],
     [1, () => ({ kind: 'empty body', body: '' })],
@@ -247,10 +268,10 @@ function brokenBody(rng: Rng, valid: string): { kind: string; body: string | Uin
       1,
       () => ({
         kind: 'raw control character in JSON',
-        body: valid.replace('"body":"', '"body":"\u0001'),
+        body: slip('\u0001'),
       }),
     ],
-    [1, () => ({ kind: 'invalid escape', body: valid.replace('"body":"', '"body":"\\q') })],
+    [1, () => ({ kind: 'invalid escape', body: slip('\\q') })],
     [2, () => ({ kind: 'random bytes', body: rng.bytes(rng.int(1, 300)) })],
     [
       1,
