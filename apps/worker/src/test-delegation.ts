@@ -1,7 +1,7 @@
 import type { StreamResponse, TaskStatus } from '@a2a-js/sdk';
 import type { ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import type { A2AConnection } from '@a2a-reminders/client';
-import { connectToA2AAgent, connectToAgent, delegationRequest } from '@a2a-reminders/client';
+import { connectToA2AAgent, delegationRequest, withReminderClient } from '@a2a-reminders/client';
 import type { ForwardingClient, ReminderForwarding, ReminderService } from '@a2a-reminders/core';
 import { isTerminalState, messageText, taskStateName } from '@a2a-reminders/core';
 import type { TestAgent } from './cli-args.js';
@@ -58,10 +58,7 @@ export class TestDelegation {
     let connection: A2AConnection = a2a;
     let reminderClient: ForwardingClient | undefined;
     if (a2a.servesReminders) {
-      // The same card again, with the reminder client beside the SDK's.
-      const full = await connectToAgent(a2a.card, { binding: this.agent.binding }).finally(() =>
-        a2a.close(),
-      );
+      const full = withReminderClient(a2a);
       connection = full;
       reminderClient = full.reminders;
     }

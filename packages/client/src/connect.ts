@@ -66,12 +66,25 @@ export async function connectToAgent(
       nameOf(agent, a2a.card),
     );
   }
-  const iface = findAgentInterface(a2a.card, options.binding);
+  return withReminderClient(a2a, options.headers);
+}
+
+/**
+ * `a2a` with the binding package's reminder client beside its SDK client, on
+ * the same interface with the same headers, for an agent whose card
+ * advertises the extension. The result owns `a2a`: closing it closes both,
+ * and `a2a` is closed if the reminder client cannot be built.
+ */
+export function withReminderClient(
+  a2a: A2AConnection,
+  headers: Readonly<Record<string, string>> = {},
+): AgentConnection {
+  const iface = findAgentInterface(a2a.card, a2a.binding);
   let reminders: ReturnType<typeof createReminderClient>;
   try {
-    reminders = createReminderClient(options.binding, {
+    reminders = createReminderClient(a2a.binding, {
       url: a2a.endpoint,
-      headers: options.headers ?? {},
+      headers,
       ...(iface?.tenant === undefined ? {} : { tenant: iface.tenant }),
     });
   } catch (error) {
@@ -81,7 +94,6 @@ export async function connectToAgent(
   return {
     ...a2a,
     reminders,
-    requestOptions: a2a.requestOptions,
     close() {
       reminders.close();
       a2a.close();

@@ -15,7 +15,7 @@ export {
 export { agentCardUrlOf, fetchAgentCard } from './agent-card-fetch.js';
 export { AgentConnectionError } from './agent-connection-error.js';
 export type { A2AConnection, AgentConnection, ConnectOptions } from './connect.js';
-export { connectToA2AAgent, connectToAgent } from './connect.js';
+export { connectToA2AAgent, connectToAgent, withReminderClient } from './connect.js';
 export { delegationRequest } from './delegation-request.js';
 export type { ClosableReminderClient, ReminderClientTarget } from './reminder-client.js';
 export { createReminderClient, grpcBaseUrl } from './reminder-client.js';

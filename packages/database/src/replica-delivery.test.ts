@@ -1,24 +1,19 @@
-import { Task, TaskState } from '@a2a-js/sdk';
-import type { AgentExecutionEvent, ExecutionEventBus } from '@a2a-js/sdk/server';
+import { TaskState } from '@a2a-js/sdk';
+import type { ExecutionEventBus } from '@a2a-js/sdk/server';
 import {
   AgentEvent,
   DefaultExecutionEventBusManager,
   InMemoryTaskStore,
-  RequestContext,
   resolveUserScope,
-  ServerCallContext,
 } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
-import {
-  createReminderService,
-  reminderEventsOf,
-  TASK_REMINDERS_EXTENSION_URI,
-} from '@a2a-reminders/core';
+import { createReminderService, reminderEventsOf } from '@a2a-reminders/core';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import {
   InjectTaskReminderRequestSchema,
   TaskReminderEventBatchSchema,
 } from '@a2a-reminders/proto';
+import { activatedContext, workingTask } from '@a2a-reminders/test-support';
 import { create, fromBinary } from '@bufbuild/protobuf';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
@@ -34,10 +29,7 @@ import { createTestDatabase } from './test-database.js';
 // events committed by either must reach A's bus exactly once, in the order
 // the log holds them, also across a lost LISTEN connection.
 
-const ctx = new ServerCallContext({
-  requestedExtensions: [TASK_REMINDERS_EXTENSION_URI],
-  requestedVersion: '1.0',
-});
+const ctx = activatedContext();
 
 interface Replica {
   readonly service: ReminderService;
@@ -89,18 +81,14 @@ afterAll(async () => {
  * events are recorded, and the request context of its execution.
  */
 async function savedTask(taskId: string) {
-  const task = Task.fromJSON({
-    id: taskId,
-    contextId: `ctx-${taskId}`,
-    status: { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:00.000Z' },
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  const { task, bus, events, requestContext } = await workingTask({
+    taskStore,
+    eventBusManager,
+    taskId,
+    context: ctx,
   });
-  await taskStore.save(task, ctx);
-  const bus = new DefaultExecutionEventBusManager().createOrGetByTaskId(taskId, ctx);
-  const seen: AgentExecutionEvent[] = [];
-  bus.on('event', (e) => seen.push(e));
-  const request = { message: { messageId: 'm', role: 'ROLE_USER', parts: [], taskId } };
-  const requestContext = new RequestContext(request as never, taskId, task.contextId, ctx, task);
-  return { task, bus, seen, requestContext };
+  return { task, bus, seen: events, requestContext };
 }
 
 /** Starts an execution of `taskId` on `r` that stays open until `finish` is called. */

@@ -30,3 +30,5 @@ export { textAnswer, toolCallAnswer } from './model-answers.js';
 export { createSdkStack, saveTask, testAgentCard } from './sdk-stack.js';
 export type { SpecErrorRow } from './spec-error-table.js';
 export { SPEC_URL, specErrorRow, specErrorTable } from './spec-error-table.js';
+export type { WorkingTask } from './working-task.js';
+export { activatedContext, workingTask } from './working-task.js';

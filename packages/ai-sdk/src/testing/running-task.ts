@@ -1,22 +1,11 @@
-import { SendMessageRequest, Task } from '@a2a-js/sdk';
-import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
-import {
-  DefaultExecutionEventBusManager,
-  InMemoryTaskStore,
-  RequestContext,
-  ServerCallContext,
-} from '@a2a-js/sdk/server';
-import {
-  createReminderService,
-  reminderEventsOf,
-  TASK_REMINDERS_EXTENSION_URI,
-} from '@a2a-reminders/core';
-import type { TaskReminderEvent } from '@a2a-reminders/proto';
+import { DefaultExecutionEventBusManager, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { createReminderService } from '@a2a-reminders/core';
 import {
   InjectTaskReminderRequestSchema,
   ListTaskRemindersRequestSchema,
   type TaskReminderSchema,
 } from '@a2a-reminders/proto';
+import { activatedContext, workingTask } from '@a2a-reminders/test-support';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { create } from '@bufbuild/protobuf';
 import { reminderTurns } from '../turn-source.js';
@@ -30,23 +19,13 @@ export async function runningTask(taskId = 'task-1') {
   const taskStore = new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
   const service = createReminderService({ taskStore, eventBusManager, displacedEventDelayMs: 0 });
-  const context = new ServerCallContext({
-    requestedExtensions: [TASK_REMINDERS_EXTENSION_URI],
-    requestedVersion: '1.0',
+  const context = activatedContext();
+  const { requestContext, bus, batches } = await workingTask({
+    taskStore,
+    eventBusManager,
+    taskId,
+    context,
   });
-  const task = Task.fromJSON({
-    id: taskId,
-    contextId: `ctx-${taskId}`,
-    status: { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:00.000Z' },
-  });
-  await taskStore.save(task, context);
-  const bus = eventBusManager.createOrGetByTaskId(taskId, context);
-  const events: AgentExecutionEvent[] = [];
-  bus.on('event', (e) => events.push(e));
-  const request = SendMessageRequest.fromJSON({
-    message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'go' }], taskId },
-  });
-  const requestContext = new RequestContext(request, taskId, task.contextId, context, task);
   return {
     service,
     requestContext,
@@ -60,8 +39,6 @@ export async function runningTask(taskId = 'task-1') {
     list: async () =>
       (await service.listTaskReminders(create(ListTaskRemindersRequestSchema, { taskId }), context))
         .reminders,
-    /** The reminder events published on the task's bus, batch by batch. */
-    batches: (): TaskReminderEvent[][] =>
-      events.map((e) => reminderEventsOf(e)).filter((b) => b.length > 0),
+    batches,
   };
 }
