@@ -18,12 +18,17 @@ import { withWorker } from './with-worker.js';
 /** The task the forwarding demo delegates; the worker runs its test step on the test agent. */
 export const FORWARDING_TASK_TEXT = 'Make the retry tests in test/http/retry.test.ts pass';
 
-/** What CI says while the tests run on the test agent: forwarded there, and kept. */
+/**
+ * What CI says while the tests run on the test agent: forwarded there, then
+ * displaced by its rerun. Six turns, so that its copy outlives by seconds the
+ * moment the rerun goes out (the copy's first surfacing), on a busy machine
+ * too.
+ */
 export const CI_REMINDER: InjectFields = {
   id: 'ci-run-89',
   body: 'CI run 89: "backs off" in test/http/retry.test.ts failed twice on runner 7. Re-run it before you report.',
   dedupeKey: 'ci:retry-backoff',
-  ttlTurns: 2,
+  ttlTurns: 6,
   source: 'ci',
 };
 
@@ -36,11 +41,14 @@ export const CI_RERUN_REMINDER: InjectFields = {
   source: 'ci',
 };
 
-/** A signal retracted while its copy is live: the cancel reaches the copy (R63). */
+/**
+ * A signal retracted while its copy is live: the cancel reaches the copy
+ * (R63). Six turns, so the copy is still live when the cancel arrives.
+ */
 export const DRAIN_REMINDER: InjectFields = {
   id: 'runner-drain',
   body: 'CI runner pool 7 is draining: keep test runs short.',
-  ttlTurns: 3,
+  ttlTurns: 6,
   source: 'ci-ops',
 };
 

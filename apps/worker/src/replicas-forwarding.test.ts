@@ -41,10 +41,13 @@ describe('forwarding on replicas: injects and cancels on another replica reach t
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres', { migrate: false });
-    // No turn limit: the sub-task runs until the task on A is cancelled.
+    // No turn limit, and the longest pause between turns: the sub-task takes
+    // its first turn at once and no other while the test runs, so a copy stays
+    // PENDING until its cancel arrives, however long A takes to read B's
+    // writes (R64). Cancelling the task on A ends the pause, and the run.
     testAgent = await spawnMain([
       ...['--store', 'memory', '--port', '0', '--grpc-port', '0'],
-      ...['--turns', '0', '--turn-ms', '500', '--name', 'test agent'],
+      ...['--turns', '0', '--turn-ms', '600000', '--name', 'test agent'],
     ]);
     const url = testAgent.ready[1] ?? '';
     replicas = await startReplicas(database.url, ['A', 'B'], {
@@ -77,6 +80,7 @@ describe('forwarding on replicas: injects and cancels on another replica reach t
     await stream.until(trail('PENDING'), "the copy's acceptance on A's stream");
     await b.reminders.rest.cancelTaskReminder({ taskId: stream.taskId, reminderId: 'ci-run-89' });
     await stream.until(trail('CANCELLED'), "the copy's cancel on A's stream");
+    expect(forwardTrail(stream.events)).toEqual(['ci-run-89:PENDING', 'ci-run-89:CANCELLED']);
 
     for (const replica of [a, b]) {
       const { reminders } = await replica.reminders.jsonrpc.listTaskReminders({
