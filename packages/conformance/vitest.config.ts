@@ -7,6 +7,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const POSTGRES_ONLY = ['src/scenarios/replicas.test.ts'];
 
+/** The tests of the kit's runner (src/kit), which runs the scenarios against a remote agent. */
+/** The kit's own tests (its runner, and its verdicts on agents built to pass or fail): once, not per store. */
+const KIT_RUNNER = ['src/kit/**/*.test.ts', 'src/kit-proof/**/*.test.ts'];
+
 /**
  * The one console line a passing run expects (issue 11: no noise from passing
  * tests). R29-reconciliation stores its task terminal behind the running
@@ -40,13 +44,31 @@ export default defineConfig({
     // Issue 9: the whole suite once per reminder store, as a parameter of the
     // same tests (harness/stack-store.ts), not copies.
     setupFiles: ['src/harness/store-setup.ts'],
-    projects: (['memory', 'sqlite', 'postgres'] as const).map((store) => ({
-      extends: true,
-      test: {
-        name: store,
-        env: { CONFORMANCE_STORE: store },
-        exclude: [...configDefaults.exclude, ...(store === 'postgres' ? [] : POSTGRES_ONLY)],
+    projects: [
+      ...(['memory', 'sqlite', 'postgres'] as const).map((store) => ({
+        extends: true,
+        test: {
+          name: store,
+          env: { CONFORMANCE_STORE: store },
+          exclude: [
+            ...configDefaults.exclude,
+            ...KIT_RUNNER,
+            ...(store === 'postgres' ? [] : POSTGRES_ONLY),
+          ],
+        },
+      })),
+      // The kit runner's own tests use no reminder store: they run once. Not
+      // `extends: true`, which would add the root's include to theirs. Their
+      // fixture files (*.kit-fixture.ts) match no project's include; only
+      // those tests run them, through the runner.
+      {
+        test: {
+          name: 'kit',
+          include: KIT_RUNNER,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
       },
-    })),
+    ],
   },
 });

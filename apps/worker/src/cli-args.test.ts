@@ -89,6 +89,11 @@ describe('worker command line', () => {
     });
   });
 
+  it("honours the conformance kit's test-agent contract only with --test-agent", () => {
+    expect(parseWorkerArgs(['--test-agent'])).toMatchObject({ options: { testAgent: true } });
+    expect(parseWorkerArgs([])).not.toHaveProperty('options.testAgent');
+  });
+
   it('accepts --flag=value', () => {
     const command = parseWorkerArgs(['--port=8080', '--grpc-port=8081']);
     expect(command).toMatchObject({ kind: 'run', options: { port: 8080, grpcPort: 8081 } });

@@ -27,6 +27,8 @@ export interface WorkerCliOptions {
   readonly maxForwardHops?: number;
   /** `--name`: the agent card's name. */
   readonly name?: string;
+  /** `--test-agent`: honour the conformance kit's test-agent contract (docs/conformance-kit.md). */
+  readonly testAgent?: boolean;
 }
 
 /** The agent `--delegate-tests` names, and the binding the worker reaches it over. */
@@ -112,6 +114,10 @@ Options:
   --max-forward-hops <n>
                       most hops a forwarded reminder may have travelled to be accepted here
                       (default ${defaultReminderLimits.maxForwardHops}; 0 refuses every forwarded reminder)
+  --test-agent        for testing only: also honour the conformance kit's test-agent contract
+                      (docs/conformance-kit.md): a message carrying its metadata, and every
+                      follow-up on a task one started, is run by the contract's test agent,
+                      whose tasks stay running and take turns on command
   --replica-id <id>   postgres: this replica's name in task leases (default host:pid:random)
   --lease-ms <ms>     postgres: a task whose replica stops heartbeating is ended FAILED by
                       another replica after this long (default 10000; checked every quarter)
@@ -161,6 +167,7 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
               64,
             ),
           }),
+      ...(values['test-agent'] === true ? { testAgent: true } : {}),
     },
   };
 }
@@ -186,6 +193,7 @@ function parse(argv: readonly string[]) {
       'delegate-tests': { type: 'string' },
       'delegate-binding': { type: 'string' },
       'max-forward-hops': { type: 'string' },
+      'test-agent': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -40,6 +40,9 @@ async function main(): Promise<number> {
     const { url, binding } = options.delegateTests;
     console.log(`DELEGATE tests to ${url} over ${binding}`);
   }
+  if (options.testAgent === true) {
+    console.log('TEST-AGENT honouring the conformance kit contract (docs/conformance-kit.md)');
+  }
   if (modelEndpoint !== undefined) {
     console.log(`MODEL ${modelEndpoint.model} at ${modelEndpoint.url}`);
   }

@@ -18,6 +18,7 @@ import {
 import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { ReminderService } from '@a2a-reminders/core';
 import { createReminderService } from '@a2a-reminders/core';
+import { TestAgentExecutor } from '@a2a-reminders/core/test-agent';
 import { TaskLeaseKeeper } from '@a2a-reminders/database';
 import {
   addReminderReflection,
@@ -36,6 +37,7 @@ import { endInterruptedTasks } from './interrupted-tasks.js';
 import { answerUnparsableRequestsWithJson, jsonErrorHandler, jsonNotFound } from './json-errors.js';
 import type { TurnPrompt } from './model.js';
 import { ScriptedLanguageModel } from './scripted-model.js';
+import { routeTestAgent } from './test-agent-routing.js';
 import { TestDelegation } from './test-delegation.js';
 import { openWorkerStores } from './worker-stores.js';
 
@@ -69,6 +71,11 @@ export interface WorkerOptions {
   readonly maxForwardHops?: number;
   /** The agent card's name (`--name`), to tell agents apart in a chain of them. */
   readonly name?: string;
+  /**
+   * `--test-agent`: also honour the conformance kit's test-agent contract
+   * (docs/conformance-kit.md) for the messages that carry its metadata.
+   */
+  readonly testAgent?: boolean;
 }
 
 export interface RunningWorker {
@@ -170,7 +177,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     reminders,
     ...(options.name === undefined ? {} : { name: options.name }),
   });
-  const executor = reminders.wrapExecutor(agent);
+  const testAgent = options.testAgent ? new TestAgentExecutor({ reminders }) : undefined;
+  const executor = reminders.wrapExecutor(
+    testAgent === undefined ? agent : routeTestAgent(testAgent, agent),
+  );
   // Push notifications (A2A §9): the SDK's store and sender. Reminder events
   // reach a registered webhook as the status updates of R30, best-effort:
   // the sender does not retry, and ListTaskReminders stays the record.
@@ -221,9 +231,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     close() {
       closing ??= (async () => {
         agent.cancelAll();
+        testAgent?.cancelAll();
         await Promise.all([closeHttp(httpServer), closeGrpc(grpcServer)]);
         // The last statuses of cancelled tasks are stored before the database closes.
         await agent.idle();
+        await testAgent?.idle();
         await taskStore.settled();
         await keeper?.close();
         await stores.close();

@@ -27,12 +27,22 @@ export interface Requirement {
   readonly stores?: readonly StoreParameter[];
   readonly storesNote?: string;
   readonly knownFailures?: readonly KnownFailure[];
+  /**
+   * Why the kit (issue 15) cannot check the rule from outside an agent, for
+   * a rule none of whose cases can be driven through the test-agent
+   * contract; the kit reports it as not observable with this reason.
+   */
+  readonly kitNote?: string;
 }
 
 const spec = (rule: string) => `docs/extension-spec.md#${rule.toLowerCase()}`;
 const WIRE_ARMS: readonly Arm[] = ['jsonrpc', 'rest', 'grpc'];
 const WIRE_NOTE = 'A wire-format rule: the direct arm has no wire.';
 const REPLICA_STORES: readonly StoreParameter[] = ['postgres'];
+const REPLICA_KIT_NOTE =
+  'the case runs several replicas of one agent on a shared database; a kit outside the agent cannot start or stop its replicas';
+const FORWARDING_KIT_NOTE =
+  "the rule is about an agent forwarding reminders into its sub-tasks, which the test-agent contract cannot make the agent under test do (its side as a sub-task's agent is R58-R61's)";
 const REPLICA_NOTE =
   'Replicas share one PostgreSQL database (spec: Multi-replica deployments); the memory store is one process and a SQLite file serves one worker.';
 
@@ -459,6 +469,7 @@ export const requirements = {
     behavior:
       "event batches committed on either of two replicas sharing one PostgreSQL database (injects on the other replica, this replica's own injects and turns) reach the open stream on the replica running the task exactly once each, in the order of the task's event log",
     stores: REPLICA_STORES,
+    kitNote: REPLICA_KIT_NOTE,
     storesNote: REPLICA_NOTE,
   },
   'R53-task-leases': {
@@ -467,6 +478,7 @@ export const requirements = {
     behavior:
       "a live replica's task is not reaped; once that replica stops heartbeating its lease expires and the other replica ends the task FAILED with the reason in its status message, its reminders ended first (DROPPED, EXPIRED with taskEnded) and listed the same on both",
     stores: REPLICA_STORES,
+    kitNote: REPLICA_KIT_NOTE,
     storesNote: REPLICA_NOTE,
   },
   'R54-replica-catch-up': {
@@ -475,6 +487,7 @@ export const requirements = {
     behavior:
       "events committed on the other replica while the running replica's LISTEN connection was cut reach its stream once it listens again, before and in order with later ones",
     stores: REPLICA_STORES,
+    kitNote: REPLICA_KIT_NOTE,
     storesNote: REPLICA_NOTE,
   },
   'R55-same-answers-on-every-replica': {
@@ -483,6 +496,7 @@ export const requirements = {
     behavior:
       'InjectTaskReminder (replays, conflicts, displacement), ListTaskReminders and CancelTaskReminder answer the same on both replicas, whichever replica runs the task, before and after it ends',
     stores: REPLICA_STORES,
+    kitNote: REPLICA_KIT_NOTE,
     storesNote: REPLICA_NOTE,
   },
   'R58-provenance': {
@@ -511,18 +525,21 @@ export const requirements = {
   },
   'R62-what-is-forwarded': {
     rule: 'R62',
+    kitNote: FORWARDING_KIT_NOTE,
     source: spec('R62'),
     behavior:
       "a forwarding into a sub-task on the arm's agent sends each live reminder its filter passes once, those live at its start and each accepted while it runs, at once; final ones and those the filter keeps back are not sent, and the filter is asked once per reminder",
   },
   'R63-fates-follow': {
     rule: 'R63',
+    kitNote: FORWARDING_KIT_NOTE,
     source: spec('R63'),
     behavior:
       "cancelling or displacing the original reaches its copies on the arm's agent, expiry does not, and the original's record lists each copy per sub-task with its state or refusal code, each change published as a forward event in a batch of its own",
   },
   'R64-forwarder-learns': {
     rule: 'R64',
+    kitNote: FORWARDING_KIT_NOTE,
     source: spec('R64'),
     behavior:
       "the forwarder learns a copy's state from the sub-task's stream items handed to it on the arm's binding and, at close, from ListTaskReminders on the sub-task, a fate after close is not learned, and with replicas it finds what another replica accepted or cancelled in the store",

@@ -39,6 +39,14 @@ export type RawOutcome =
   | { readonly ok: false; readonly error: ReminderError; readonly wire: WireFacts };
 
 /**
+ * The same wire, its raw calls sent on another arm's binding. Not a spread:
+ * a kit wire's `stack` throws when read (harness/remote-wire.ts).
+ */
+export function onArm(wire: Wire, arm: Wire['arm']): Wire {
+  return Object.create(wire, { arm: { value: arm } }) as Wire;
+}
+
+/**
  * One rpc with exactly the given headers (HTTP spelling; lower-cased for
  * gRPC metadata), bypassing our clients so a case controls activation,
  * version and auth. The request is ProtoJSON. Errors come back as the typed
@@ -53,9 +61,10 @@ export async function rawCall(
 ): Promise<RawOutcome> {
   const rpc = findReminderRpc(rpcName);
   if (rpc === undefined) throw new Error(`unknown rpc ${rpcName}`);
-  const stack = wire.stack;
+  const endpoints = wire.endpoints;
   switch (wire.arm) {
     case 'direct': {
+      const stack = wire.stack;
       const lower = Object.fromEntries(
         Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]),
       );
@@ -99,7 +108,7 @@ export async function rawCall(
       }
     }
     case 'jsonrpc': {
-      const answer = await rawHttp(stack, 'POST', '/a2a/jsonrpc', {
+      const answer = await rawHttp(endpoints, 'POST', endpoints.jsonRpcUrl, {
         body: `{"jsonrpc":"2.0","id":1,"method":${JSON.stringify(rpc.name)},"params":${
           form.jsonText ?? JSON.stringify(request)
         }}`,
@@ -126,9 +135,9 @@ export async function rawCall(
       const binding = primaryOrTenant(rpc.http, request);
       const { path, rest } = fillPath(binding, request);
       const answer = await rawHttp(
-        stack,
+        endpoints,
         binding.verb.toUpperCase(),
-        `/a2a/rest${form.restPath ?? path}`,
+        `${endpoints.restUrl}${form.restPath ?? path}`,
         {
           ...(binding.body === '' ? {} : { body: form.jsonText ?? JSON.stringify(rest) }),
           headers: {
@@ -157,7 +166,7 @@ export async function rawCall(
         Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]),
       );
       const answer = await rawGrpc(
-        stack,
+        endpoints,
         rpcName,
         form.grpcBytes ?? fromJson(rpc.method.input, request),
         metadata,

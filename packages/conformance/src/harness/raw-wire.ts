@@ -5,7 +5,7 @@ import { findReminderRpc, reminderTypeRegistry, StatusSchema } from '@a2a-remind
 import type { DescMessage, JsonValue, MessageInitShape } from '@bufbuild/protobuf';
 import { create, fromBinary, toBinary, toJson } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import type { Stack } from './stack.js';
+import type { ExchangeLog } from './exchange-log.js';
 
 /** The headers a 1.0 client that activates the extension sends. */
 export const ACTIVATED_HEADERS: Readonly<Record<string, string>> = {
@@ -21,49 +21,72 @@ export interface HttpAnswer {
   readonly json: Record<string, unknown>;
 }
 
-/** A raw HTTP request to the stack's express server; nothing is added but what is given. */
-export async function rawHttp(
-  stack: Stack,
+/**
+ * Where a wire's raw requests go: the interface URLs the agent's card lists
+ * and the card's own URL; a stack in process or an agent under test (kit).
+ */
+export interface Endpoints {
+  readonly cardUrl: string;
+  readonly jsonRpcUrl: string;
+  readonly restUrl: string;
+  /** `host:port`, for grpc-js. */
+  readonly grpcTarget: string;
+  /** Records the raw exchanges of a kit case (issue 15: a failure shows them). */
+  readonly log?: ExchangeLog;
+}
+
+/** A raw HTTP request to `url` (one of the endpoints, or under one); nothing is added but what is given. */
+export function rawHttp(
+  endpoints: Endpoints,
   method: string,
-  path: string,
+  url: string,
   options: { body?: string; headers?: Record<string, string> } = {},
 ): Promise<HttpAnswer> {
-  const response = await fetch(`${stack.httpUrl}${path}`, {
-    method,
-    headers: options.headers ?? {},
-    ...(options.body === undefined ? {} : { body: options.body }),
-  });
-  const text = await response.text();
-  let json: Record<string, unknown> = {};
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // Not JSON: callers assert on status and text.
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  const send = async (): Promise<HttpAnswer> => {
+    const response = await fetch(url, {
+      method,
+      headers: options.headers ?? {},
+      ...(options.body === undefined ? {} : { body: options.body }),
+    });
+    const text = await response.text();
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // Not JSON: callers assert on status and text.
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  };
+  if (endpoints.log === undefined) return send();
+  const request = { method, url, headers: options.headers ?? {}, body: options.body ?? null };
+  return endpoints.log.record(`HTTP ${method}`, 'raw', request, send, (answer) => ({
+    status: answer.status,
+    headers: Object.fromEntries(answer.headers.entries()),
+    body: answer.text,
+  }));
 }
 
 /** A JSON-RPC POST with the activated headers (overridable) and a JSON content type. */
 export function rawJsonRpc(
-  stack: Stack,
+  endpoints: Endpoints,
   body: string | object,
   headers: Record<string, string> = {},
 ): Promise<HttpAnswer> {
-  return rawHttp(stack, 'POST', '/a2a/jsonrpc', {
+  return rawHttp(endpoints, 'POST', endpoints.jsonRpcUrl, {
     body: typeof body === 'string' ? body : JSON.stringify(body),
     headers: { 'Content-Type': 'application/json', ...ACTIVATED_HEADERS, ...headers },
   });
 }
 
-/** A REST call under the stack's HTTP+JSON prefix, with the activated headers (overridable). */
+/** A REST call under the HTTP+JSON interface URL, with the activated headers (overridable). */
 export function rawRest(
-  stack: Stack,
+  endpoints: Endpoints,
   method: 'GET' | 'POST',
   path: string,
   body?: string | object,
   headers: Record<string, string> = {},
 ): Promise<HttpAnswer> {
-  return rawHttp(stack, method, `/a2a/rest${path}`, {
+  return rawHttp(endpoints, method, `${endpoints.restUrl}${path}`, {
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     headers: {
       ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
@@ -87,7 +110,7 @@ export interface GrpcAnswer {
 
 /** A raw unary call on TaskReminderService with grpc-js, so a case controls the exact bytes and metadata. */
 export function rawGrpc(
-  stack: Stack,
+  endpoints: Endpoints,
   rpc: 'InjectTaskReminder' | 'ListTaskReminders' | 'CancelTaskReminder',
   request: Buffer | MessageInitShape<DescMessage>,
   metadata: Record<string, string> = {
@@ -100,31 +123,50 @@ export function rawGrpc(
   const bytes = Buffer.isBuffer(request)
     ? request
     : Buffer.from(toBinary(found.method.input, create(found.method.input, request)));
-  const client = new grpc.Client(stack.grpcTarget, grpc.credentials.createInsecure());
+  if (endpoints.log !== undefined) {
+    const log = endpoints.log;
+    const request = { rpc, bytes: bytes.toString('base64'), metadata };
+    return log.record(
+      `gRPC ${rpc}`,
+      'raw',
+      request,
+      () => grpcCall(endpoints, found.grpcPath, bytes, metadata),
+      (answer) => ({
+        code: answer.code,
+        message: answer.message,
+        details: answer.details,
+        headers: answer.headers?.toJSON() ?? {},
+        response: answer.responseBytes?.toString('base64') ?? null,
+      }),
+    );
+  }
+  return grpcCall(endpoints, found.grpcPath, bytes, metadata);
+}
+
+function grpcCall(
+  endpoints: Endpoints,
+  path: string,
+  bytes: Buffer,
+  metadata: Record<string, string>,
+): Promise<GrpcAnswer> {
+  const client = new grpc.Client(endpoints.grpcTarget, grpc.credentials.createInsecure());
   const md = new grpc.Metadata();
   for (const [key, value] of Object.entries(metadata)) md.add(key, value);
   const identity = (b: Buffer): Buffer => b;
   return new Promise((resolve) => {
     let headers: grpc.Metadata | undefined;
-    const call = client.makeUnaryRequest(
-      found.grpcPath,
-      identity,
-      identity,
-      bytes,
-      md,
-      (error, response) => {
-        client.close();
-        const status = decodeStatus(error);
-        resolve({
-          code: error?.code ?? grpc.status.OK,
-          message: error?.details ?? '',
-          status,
-          details: detailsJson(status),
-          responseBytes: response,
-          headers,
-        });
-      },
-    );
+    const call = client.makeUnaryRequest(path, identity, identity, bytes, md, (error, response) => {
+      client.close();
+      const status = decodeStatus(error);
+      resolve({
+        code: error?.code ?? grpc.status.OK,
+        message: error?.details ?? '',
+        status,
+        details: detailsJson(status),
+        responseBytes: response,
+        headers,
+      });
+    });
     call.on('metadata', (m: grpc.Metadata) => {
       headers = m;
     });

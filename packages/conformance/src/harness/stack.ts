@@ -30,6 +30,8 @@ import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc'
 import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
+import { kitTarget } from './kit-target.js';
+import { notObservable } from './not-observable.js';
 import { stackStore } from './stack-store.js';
 import { ControllableExecutor } from './test-executor.js';
 import { expressUserBuilder, grpcUserBuilder } from './users.js';
@@ -90,6 +92,8 @@ export interface Stack {
   readonly executor: ControllableExecutor;
   /** `http://127.0.0.1:<port>`: the express server (agent card, JSON-RPC, REST). */
   readonly httpUrl: string;
+  /** Where the card is served (the well-known path). */
+  readonly cardUrl: string;
   readonly jsonRpcUrl: string;
   readonly restUrl: string;
   /** `127.0.0.1:<port>`, for grpc-js clients. */
@@ -126,6 +130,8 @@ function baseCard(): AgentCard {
  * a grpc.Server on 127.0.0.1:0 with A2AService and TaskReminderService.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  // As the kit, a case that builds an agent of its own checks that agent, not the one under test.
+  if (kitTarget() !== undefined) notObservable('the case builds agents of its own in process');
   const replica = await options.replica?.();
   try {
     return await serve(options, replica);
@@ -258,6 +264,7 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
     eventBusManager,
     executor,
     httpUrl,
+    cardUrl: `${httpUrl}/${AGENT_CARD_PATH}`,
     jsonRpcUrl: urls.jsonrpc,
     restUrl: urls.rest,
     grpcTarget,

@@ -1,7 +1,17 @@
 import type { StreamResponse } from '@a2a-js/sdk';
 import { reminderEventsOf } from '@a2a-reminders/core';
+import { testAgentAckArtifactId } from '@a2a-reminders/core/test-agent';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { WAIT_MS, within } from './wait.js';
+
+/**
+ * Sends a settle barrier on the watched task (the test-agent contract's
+ * `settle`) and returns the barrier artifact's id.
+ */
+export type SettleBarrier = () => Promise<string>;
+
+/** Barrier artifacts of the test-agent contract: the kit's own traffic, not what a case observes. */
+const BARRIER_PREFIX = testAgentAckArtifactId('');
 
 /**
  * Collects what a stock SDK client stream (SubscribeToTask or
@@ -14,6 +24,9 @@ export class StreamWatch {
   private failure: unknown;
   private readonly listeners = new Set<() => void>();
   private readonly pump: Promise<void>;
+  /** Barrier artifacts the stream carried (kept out of `items`). */
+  private readonly barriers = new Set<string>();
+  private settleBarrier: SettleBarrier | undefined;
 
   constructor(
     stream: AsyncGenerator<StreamResponse, void, undefined>,
@@ -40,9 +53,30 @@ export class StreamWatch {
     return this.failure;
   }
 
+  /**
+   * As the kit (issue 15): a wait that does not hold at once sends a settle
+   * barrier on the task. Everything the agent published before it comes
+   * first on every stream of the task (R57 flushes delayed displacements
+   * before it too), so a barrier that arrives while the wait still does not
+   * hold fails the wait there and then, instead of at the hang guard.
+   */
+  useBarriers(settle: SettleBarrier): void {
+    this.settleBarrier = settle;
+  }
+
   /** Resolves when `done()` holds; rejects if the stream ends first or the wait times out. */
   until(done: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
+    return this.wait(done, what, ms, this.settleBarrier);
+  }
+
+  private wait(
+    done: () => boolean,
+    what: string,
+    ms: number,
+    settle: SettleBarrier | undefined,
+  ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      let barrier: string | undefined;
       const check = (): boolean => {
         if (done()) {
           finish();
@@ -53,6 +87,15 @@ export class StreamWatch {
           finish();
           const why = this.failure === undefined ? '' : `: ${String(this.failure)}`;
           reject(new Error(`stream ended before ${what} (${this.items.length} items)${why}`));
+          return true;
+        }
+        if (barrier !== undefined && this.barriers.has(barrier)) {
+          finish();
+          reject(
+            new Error(
+              `the stream carried a settle barrier sent after the cause, but not ${what} (${this.items.length} items)`,
+            ),
+          );
           return true;
         }
         return false;
@@ -71,7 +114,16 @@ export class StreamWatch {
         this.listeners.delete(listener);
       };
       this.listeners.add(listener);
-      check();
+      if (!check() && settle !== undefined) {
+        // A task that cannot settle (its execution ended) leaves the wait to the hang guard.
+        settle().then(
+          (id) => {
+            barrier = id;
+            check();
+          },
+          () => undefined,
+        );
+      }
     });
   }
 
@@ -80,9 +132,9 @@ export class StreamWatch {
     return this.until(() => this.events().length >= count, `${count} reminder events`);
   }
 
-  /** Waits for the server to end the stream (terminal state, INPUT_REQUIRED). */
+  /** Waits for the server to end the stream (terminal state, INPUT_REQUIRED); no barrier can follow an end. */
   async untilEnded(): Promise<void> {
-    await this.until(() => this.ended, 'the stream to end');
+    await this.wait(() => this.ended, 'the stream to end', WAIT_MS, undefined);
   }
 
   /** Cancels the stream (if still open) and waits for the reader to stop. */
@@ -94,7 +146,10 @@ export class StreamWatch {
   private async run(stream: AsyncGenerator<StreamResponse, void, undefined>): Promise<void> {
     try {
       for await (const item of stream) {
-        this.items.push(item);
+        const artifact =
+          item.payload?.$case === 'artifactUpdate' ? item.payload.value.artifact : undefined;
+        if (artifact?.artifactId.startsWith(BARRIER_PREFIX)) this.barriers.add(artifact.artifactId);
+        else this.items.push(item);
         this.notify();
       }
     } catch (error) {

@@ -1,8 +1,16 @@
+import type { TestContext } from 'vitest';
 import { test } from 'vitest';
+import type { KitCaseMeta } from '../kit/kit-meta.js';
 import type { Requirement, RequirementId } from '../requirements.js';
 import { requirements } from '../requirements.js';
+import { limitsMismatch } from './advertised-limits.js';
 import type { Arm } from './arms.js';
 import { ARMS } from './arms.js';
+import { ExchangeLog } from './exchange-log.js';
+import type { KitBinding, KitTarget } from './kit-target.js';
+import { KIT_BINDINGS, kitTarget } from './kit-target.js';
+import { NotObservable } from './not-observable.js';
+import { startRemoteWire } from './remote-wire.js';
 import type { StackOptions } from './stack.js';
 import { storeParameter } from './stack-store.js';
 import type { Wire } from './wire.js';
@@ -18,11 +26,25 @@ export interface VerifyOptions {
   readonly stack?: StackOptions | (() => StackOptions);
   /** Names a second verification of the same requirement, e.g. `custom limits`. */
   readonly variant?: string;
+  /**
+   * The case reads the limits it exercises from the agent's card (R2), so
+   * the kit runs it on the agent's own limits; the stack's `limits` only
+   * keep the in-process run small. Without it, the kit runs a case set up
+   * with limits only on an agent advertising exactly those.
+   */
+  readonly advertisedLimits?: true;
+  /** The arms of this case, when fewer than the requirement's (a comparison the direct arm would make with itself). */
+  readonly arms?: readonly Arm[];
 }
 
 /** The arms a requirement is verified on. */
 export function armsOf(requirement: Requirement): readonly Arm[] {
   return requirement.arms ?? ARMS;
+}
+
+function armsOfCase(requirement: Requirement, options: VerifyOptions): readonly Arm[] {
+  const arms = armsOf(requirement);
+  return options.arms === undefined ? arms : arms.filter((arm) => options.arms?.includes(arm));
 }
 
 /**
@@ -40,6 +62,11 @@ export function verifies(
 ): void {
   const requirement: Requirement | undefined = requirements[id];
   if (requirement === undefined) throw new Error(`verifies: unknown requirement id ${String(id)}`);
+  const target = kitTarget();
+  if (target !== undefined) {
+    verifiesFromOutside(id, requirement, fn, options, target);
+    return;
+  }
   const store = storeParameter();
   if (!(requirement.stores?.includes(store) ?? true)) {
     throw new Error(
@@ -47,7 +74,7 @@ export function verifies(
         `(${requirement.storesNote}); keep its file out of the ${store} project in vitest.config.ts`,
     );
   }
-  for (const arm of armsOf(requirement)) {
+  for (const arm of armsOfCase(requirement, options)) {
     const known = requirement.knownFailures?.find(
       (f) => f.arm === arm && f.variant === options.variant,
     );
@@ -65,5 +92,71 @@ export function verifies(
     };
     if (known === undefined) test(name, body);
     else test.fails(`${name} (known failure: ${known.reason})`, body);
+  }
+}
+
+/**
+ * The kit's registration (issue 15): the same case, once per binding the
+ * agent under test's card lists (of those asked for), on a remote wire. A
+ * case that needs a configured stack, or reaches for what only the
+ * in-process suite has, is skipped as not observable, with the reason; a
+ * failure carries the calls the case made.
+ */
+function verifiesFromOutside(
+  id: RequirementId,
+  requirement: Requirement,
+  fn: (context: VerifyContext) => Promise<void>,
+  options: VerifyOptions,
+  target: KitTarget,
+): void {
+  const bindings = armsOfCase(requirement, options).filter(
+    (arm): arm is KitBinding =>
+      (KIT_BINDINGS as readonly Arm[]).includes(arm) &&
+      (target.bindings?.includes(arm as KitBinding) ?? true),
+  );
+  for (const binding of bindings) {
+    const label = options.variant === undefined ? id : `${id} (${options.variant})`;
+    test(`[${binding}] ${label}: ${requirement.behavior}`, async (context: TestContext) => {
+      const meta: { -readonly [K in keyof KitCaseMeta]: KitCaseMeta[K] } = {
+        requirement: id,
+        rule: requirement.rule,
+        binding,
+        ...(options.variant === undefined ? {} : { variant: options.variant }),
+      };
+      context.task.meta.kit = meta;
+      const skip = (reason: string): void => {
+        meta.notObservable = reason;
+        context.skip(reason);
+      };
+      if (requirement.kitNote !== undefined) return skip(requirement.kitNote);
+      const stack = typeof options.stack === 'function' ? undefined : options.stack;
+      const { limits, ...otherOptions } = stack ?? {};
+      if (
+        options.stack !== undefined &&
+        (stack === undefined || Object.keys(otherOptions).length > 0)
+      ) {
+        return skip(
+          'the case runs on an agent set up for it in process (body limit, clock, authentication, status messages or replicas)',
+        );
+      }
+      const log = new ExchangeLog();
+      let wire: Wire | undefined;
+      try {
+        wire = await startRemoteWire(binding, target, log);
+        // A case written for given limits runs where the agent advertises exactly those (R2).
+        const mismatch =
+          limits === undefined || options.advertisedLimits
+            ? undefined
+            : limitsMismatch(wire.card, limits);
+        if (mismatch !== undefined) return skip(mismatch);
+        await fn({ arm: binding, wire });
+      } catch (error) {
+        if (error instanceof NotObservable) return skip(error.reason);
+        if (meta.notObservable === undefined) meta.exchanges = log.snapshot();
+        throw error;
+      } finally {
+        await wire?.[Symbol.asyncDispose]();
+      }
+    });
   }
 }

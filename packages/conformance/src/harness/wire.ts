@@ -1,19 +1,30 @@
+import type { AgentCard } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { createReminderClient, findAgentInterface } from '@a2a-reminders/client';
 import type { ReminderClient, ReminderService } from '@a2a-reminders/core';
 import type { Arm } from './arms.js';
 import { SDK_BINDING_OF } from './arms.js';
 import { createDirectReminderClient } from './direct-client.js';
+import type { Endpoints } from './raw-wire.js';
 import type { Stack, StackOptions } from './stack.js';
 import { startStack } from './stack.js';
 import type { TaskDriver } from './task-driver.js';
 import { taskDriver } from './task-driver.js';
 
-/** What a case gets on one arm: a real stack, our client for the arm, and the stock SDK client. */
+/**
+ * What a case gets on one arm: a real stack, our client for the arm, and the
+ * stock SDK client. As the kit (issue 15) a wire reaches an agent under test
+ * instead, and `stack` and `reminders` throw NotObservable: a case that needs
+ * them cannot be checked from outside.
+ */
 export interface Wire extends AsyncDisposable {
   readonly arm: Arm;
   readonly stack: Stack;
   readonly reminders: ReminderService;
+  /** The agent card as served. */
+  readonly card: AgentCard;
+  /** Where raw requests go (harness/raw-wire.ts). */
+  readonly endpoints: Endpoints;
   /** Our ReminderClient for the arm (core in process on `direct`). */
   readonly client: ReminderClient;
   /** A second ReminderClient for the arm, with client-wide headers (e.g. another caller). */
@@ -58,6 +69,8 @@ export async function startWire(arm: Arm, options: StackOptions = {}): Promise<W
       arm,
       stack,
       reminders: stack.reminders,
+      card: stack.card,
+      endpoints: stack,
       client: reminderClient(arm, stack, {}, closers),
       clientWith: (headers) => reminderClient(arm, stack, headers, closers),
       sdk,

@@ -43,24 +43,30 @@ verifies('R1-extension-uri', async ({ wire }) => {
   );
 });
 
+/** The limits R2 lists in the card's params. */
+const LIMIT_PARAMS = [
+  'maxBodyChars',
+  'maxTtlTurns',
+  'maxLiveRemindersPerTask',
+  'maxMetadataBytes',
+  'retentionMs',
+  'maxRetainedFinalRemindersPerTask',
+  'maxForwardHops',
+] as const;
+
 verifies('R2-agent-card', async ({ wire }) => {
   const card = await wire.sdk.getAgentCard();
   const entry = card.capabilities?.extensions.find((e) => e.uri === TASK_REMINDERS_EXTENSION_URI);
   expect(entry?.required).toBe(false);
-  expect(entry?.params).toEqual(
-    expect.objectContaining({
-      maxBodyChars: 4096,
-      maxTtlTurns: 20,
-      maxLiveRemindersPerTask: 64,
-      maxMetadataBytes: 16 * 1024,
-      retentionMs: 60 * 60 * 1000,
-      maxRetainedFinalRemindersPerTask: 128,
-      maxForwardHops: 4,
-      defaultTtlTurns: 1,
-    }),
-  );
-  const params = entry?.params as { acceptedStates: string[]; events: string[] };
-  expect([...params.acceptedStates].sort()).toEqual(
+  const params = entry?.params as Record<string, unknown> | undefined;
+  // Every limit is listed, as a whole number (R2); an agent chooses its own values.
+  for (const limit of LIMIT_PARAMS) {
+    expect(Number.isSafeInteger(params?.[limit]) && (params?.[limit] as number) >= 0, limit).toBe(
+      true,
+    );
+  }
+  expect(params?.defaultTtlTurns).toBe(1);
+  expect([...((params?.acceptedStates as string[] | undefined) ?? [])].sort()).toEqual(
     [
       'TASK_STATE_AUTH_REQUIRED',
       'TASK_STATE_INPUT_REQUIRED',
@@ -69,15 +75,35 @@ verifies('R2-agent-card', async ({ wire }) => {
     ].sort(),
   );
   // The lifecycle events, and R63's report on a forwarded copy.
-  expect([...params.events].sort()).toEqual(
+  expect([...((params?.events as string[] | undefined) ?? [])].sort()).toEqual(
     ['cancelled', 'displaced', 'dropped', 'emitted', 'expired', 'forward'].sort(),
   );
-  // The card helper replaces an earlier entry rather than duplicating it.
-  const again = withTaskReminders(card, wire.reminders);
-  expect(
-    again.capabilities?.extensions.filter((e) => e.uri === TASK_REMINDERS_EXTENSION_URI),
-  ).toHaveLength(1);
 });
+
+verifies(
+  'R2-agent-card',
+  async ({ wire }) => {
+    const card = await wire.sdk.getAgentCard();
+    const entry = card.capabilities?.extensions.find((e) => e.uri === TASK_REMINDERS_EXTENSION_URI);
+    // The card lists the service's own limits: the defaults here.
+    expect(entry?.params).toEqual(expect.objectContaining({ ...wire.reminders.limits }));
+    expect(wire.reminders.limits).toEqual({
+      maxBodyChars: 4096,
+      maxTtlTurns: 20,
+      maxLiveRemindersPerTask: 64,
+      maxMetadataBytes: 16 * 1024,
+      retentionMs: 60 * 60 * 1000,
+      maxRetainedFinalRemindersPerTask: 128,
+      maxForwardHops: 4,
+    });
+    // The card helper replaces an earlier entry rather than duplicating it.
+    const again = withTaskReminders(card, wire.reminders);
+    expect(
+      again.capabilities?.extensions.filter((e) => e.uri === TASK_REMINDERS_EXTENSION_URI),
+    ).toHaveLength(1);
+  },
+  { variant: "the service's limits" },
+);
 
 verifies('R3-activation', async ({ wire }) => {
   const taskId = await wire.tasks.create();

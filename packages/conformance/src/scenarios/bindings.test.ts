@@ -16,7 +16,7 @@ verifies('W1-jsonrpc-method-names', async ({ wire }) => {
   // The method names are the descriptor's rpc names, whatever order they are declared in.
   expect([...reminderRpcNames].sort()).toEqual(Object.keys(params).sort());
   for (const name of reminderRpcNames) {
-    const answer = await rawJsonRpc(wire.stack, {
+    const answer = await rawJsonRpc(wire.endpoints, {
       jsonrpc: '2.0',
       id: name,
       method: name,
@@ -26,7 +26,7 @@ verifies('W1-jsonrpc-method-names', async ({ wire }) => {
     expect(answer.json.id).toBe(name);
   }
   // Other spellings are not ours: the SDK answers them (method not found).
-  const lower = await rawJsonRpc(wire.stack, {
+  const lower = await rawJsonRpc(wire.endpoints, {
     jsonrpc: '2.0',
     id: 1,
     method: 'injectTaskReminder',
@@ -34,7 +34,7 @@ verifies('W1-jsonrpc-method-names', async ({ wire }) => {
   });
   expect((lower.json.error as JsonObject).code).toBe(-32601);
   // The SDK's own methods pass through untouched.
-  const getTask = await rawJsonRpc(wire.stack, {
+  const getTask = await rawJsonRpc(wire.endpoints, {
     jsonrpc: '2.0',
     id: 2,
     method: 'GetTask',
@@ -63,13 +63,18 @@ verifies('W2-rest-routes', async ({ wire }) => {
         ...(hasTenant ? { tenant: 'acme' } : {}),
       };
       const { path, rest } = fillPath(binding, request);
-      const answer = await rawHttp(wire.stack, binding.verb.toUpperCase(), `/a2a/rest${path}`, {
-        ...(binding.body === '' ? {} : { body: JSON.stringify(rest) }),
-        headers: {
-          ...ACTIVATED_HEADERS,
-          ...(binding.body === '' ? {} : { 'Content-Type': 'application/json' }),
+      const answer = await rawHttp(
+        wire.endpoints,
+        binding.verb.toUpperCase(),
+        `${wire.endpoints.restUrl}${path}`,
+        {
+          ...(binding.body === '' ? {} : { body: JSON.stringify(rest) }),
+          headers: {
+            ...ACTIVATED_HEADERS,
+            ...(binding.body === '' ? {} : { 'Content-Type': 'application/json' }),
+          },
         },
-      });
+      );
       expect({ rpc: rpc.name, route: binding.path.source, status: answer.status }).toEqual({
         rpc: rpc.name,
         route: binding.path.source,
@@ -78,14 +83,24 @@ verifies('W2-rest-routes', async ({ wire }) => {
     }
   }
   // The tenant comes from the path: the tenanted task is not found without it.
-  const noTenant = await rawHttp(wire.stack, 'GET', `/a2a/rest/tasks/${tenanted}/reminders`, {
-    headers: { ...ACTIVATED_HEADERS },
-  });
+  const noTenant = await rawHttp(
+    wire.endpoints,
+    'GET',
+    `${wire.endpoints.restUrl}/tasks/${tenanted}/reminders`,
+    {
+      headers: { ...ACTIVATED_HEADERS },
+    },
+  );
   expect(noTenant.status).toBe(404);
   // Routes that are not ours pass to the SDK.
-  const getTask = await rawHttp(wire.stack, 'GET', `/a2a/rest/acme/tasks/${tenanted}`, {
-    headers: { 'A2A-Version': '1.0' },
-  });
+  const getTask = await rawHttp(
+    wire.endpoints,
+    'GET',
+    `${wire.endpoints.restUrl}/acme/tasks/${tenanted}`,
+    {
+      headers: { 'A2A-Version': '1.0' },
+    },
+  );
   expect([getTask.status, getTask.json.id]).toEqual([200, tenanted]);
 });
 

@@ -13,7 +13,7 @@ const LIMIT = 1024;
 verifies('W11-jsonrpc-notifications', async ({ wire }) => {
   const taskId = await wire.tasks.create();
   const notify = (method: string, params: JsonObject) =>
-    rawJsonRpc(wire.stack, { jsonrpc: '2.0', method, params });
+    rawJsonRpc(wire.endpoints, { jsonrpc: '2.0', method, params });
 
   const injected = await notify('InjectTaskReminder', {
     taskId,
@@ -38,7 +38,7 @@ verifies('W11-jsonrpc-notifications', async ({ wire }) => {
     });
   }
   // A request with an id, even a null one, is answered.
-  const answered = await rawJsonRpc(wire.stack, {
+  const answered = await rawJsonRpc(wire.endpoints, {
     jsonrpc: '2.0',
     id: null,
     method: 'ListTaskReminders',
@@ -50,7 +50,7 @@ verifies('W11-jsonrpc-notifications', async ({ wire }) => {
 verifies(
   'W12-one-body-limit',
   async ({ arm, wire }) => {
-    const stack = wire.stack;
+    const stack = wire.endpoints;
     const taskId = await wire.tasks.create();
     // Over the limit, unactivated, without A2A-Version and unreadable: the size answers first.
     const unreadable = {
@@ -118,25 +118,25 @@ verifies(
 );
 
 verifies('W13-json-errors-only', async ({ arm, wire }) => {
-  const stack = wire.stack;
+  const stack = wire.endpoints;
   const weird = { 'Content-Type': 'application/json', 'Content-Encoding': 'x-custom' };
   const answers: Array<[string, HttpAnswer, number]> =
     arm === 'jsonrpc'
       ? [
           [
             'PUT, unknown encoding',
-            await rawHttp(stack, 'PUT', '/a2a/jsonrpc', { body: '{}', headers: weird }),
+            await rawHttp(stack, 'PUT', stack.jsonRpcUrl, { body: '{}', headers: weird }),
             415,
           ],
           [
             'POST, unknown encoding',
-            await rawHttp(stack, 'POST', '/a2a/jsonrpc', { body: '{}', headers: weird }),
+            await rawHttp(stack, 'POST', stack.jsonRpcUrl, { body: '{}', headers: weird }),
             415,
           ],
-          ['GET', await rawHttp(stack, 'GET', '/a2a/jsonrpc'), 405],
+          ['GET', await rawHttp(stack, 'GET', stack.jsonRpcUrl), 405],
           [
             'sub-path',
-            await rawHttp(stack, 'POST', '/a2a/jsonrpc/elsewhere', {
+            await rawHttp(stack, 'POST', `${stack.jsonRpcUrl}/elsewhere`, {
               body: '{}',
               headers: { 'Content-Type': 'application/json' },
             }),
@@ -146,18 +146,21 @@ verifies('W13-json-errors-only', async ({ arm, wire }) => {
       : [
           [
             'SDK route, unknown encoding',
-            await rawHttp(stack, 'POST', '/a2a/rest/message:send', { body: '{}', headers: weird }),
-            415,
-          ],
-          [
-            'our route, unknown encoding',
-            await rawHttp(stack, 'POST', '/a2a/rest/tasks/t:injectReminder', {
+            await rawHttp(stack, 'POST', `${stack.restUrl}/message:send`, {
               body: '{}',
               headers: weird,
             }),
             415,
           ],
-          ['unknown route', await rawHttp(stack, 'GET', '/a2a/rest/no/such/route'), 404],
+          [
+            'our route, unknown encoding',
+            await rawHttp(stack, 'POST', `${stack.restUrl}/tasks/t:injectReminder`, {
+              body: '{}',
+              headers: weird,
+            }),
+            415,
+          ],
+          ['unknown route', await rawHttp(stack, 'GET', `${stack.restUrl}/no/such/route`), 404],
         ];
   for (const [name, answer, status] of answers) {
     expect({ name, status: answer.status }).toEqual({ name, status });

@@ -11,6 +11,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { fromJson } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { expect } from 'vitest';
+import { advertisedLimit } from '../harness/advertised-limits.js';
 import type { Arm } from '../harness/arms.js';
 import { errorSummary } from '../harness/observe.js';
 import type { RawOutcome } from '../harness/raw-call.js';
@@ -63,12 +64,22 @@ function detailKinds(outcome: RawOutcome): string[] {
 /** A provenance hop (R58) from `taskId`, as ProtoJSON. */
 const hop = (taskId: string): JsonObject => ({ taskId, reminderId: 'r', source: 'up' });
 const hops = (n: number): JsonObject[] => Array.from({ length: n }, (_, i) => hop(`up-${i}`));
+/** One hop more than the agent's advertised limit (R2, R60). */
+const pastHopLimit = (wire: Wire): number => advertisedLimit(wire.card, 'maxForwardHops') + 1;
 
-/** Produces one failing call per code (a task with a live reminder and quota 1 is set up first). */
+/**
+ * Produces one failing call per code. A task is set up first with as many
+ * live reminders as the agent's advertised quota allows (R2, R17), the
+ * first named `live`.
+ */
 async function failures(wire: Wire): Promise<Array<[ReminderErrorCode, RawOutcome]>> {
   const taskId = await wire.tasks.create();
   const ended = await wire.tasks.create();
-  await wire.client.injectTaskReminder({ taskId, reminder: { id: 'live', body: 'x' } });
+  const quota = advertisedLimit(wire.card, 'maxLiveRemindersPerTask');
+  for (let i = 0; i < quota; i++) {
+    const id = i === 0 ? 'live' : `fill-${i}`;
+    await wire.client.injectTaskReminder({ taskId, reminder: { id, body: 'x', ttlTurns: 1 } });
+  }
   await wire.client.injectTaskReminder({ taskId: ended, reminder: { id: 'gone', body: 'x' } });
   await wire.tasks.end(ended, 'COMPLETED');
   const call = (rpc: Parameters<typeof rawCall>[1], req: JsonObject, headers = ACTIVATED_HEADERS) =>
@@ -93,12 +104,12 @@ async function failures(wire: Wire): Promise<Array<[ReminderErrorCode, RawOutcom
       'REMINDER_QUOTA_EXCEEDED',
       await call('InjectTaskReminder', { taskId, reminder: { id: 'n', body: 'n' } }),
     ],
-    // R60, R61: one hop past the default limit of 4, and a hop naming the receiving task.
+    // R60, R61: one hop past the advertised limit, and a hop naming the receiving task.
     [
       'FORWARD_HOP_LIMIT_EXCEEDED',
       await call('InjectTaskReminder', {
         taskId,
-        reminder: { id: 'n', body: 'n', provenance: { hops: hops(5) } },
+        reminder: { id: 'n', body: 'n', provenance: { hops: hops(pastHopLimit(wire)) } },
       }),
     ],
     [
@@ -143,23 +154,17 @@ function expectWireCode(arm: Arm, code: ReminderErrorCode, outcome: RawOutcome):
   expect({ code, rebuilt: outcome.error.code, got }).toEqual({ code, rebuilt: code, got: want });
 }
 
-const quotaOne = { limits: { maxLiveRemindersPerTask: 1 } };
-
 /** Codes no request provokes here: UNAUTHENTICATED has its own variant, the others are faults. */
 const NOT_PROVOKED: readonly ReminderErrorCode[] = ['UNAUTHENTICATED', 'UNIMPLEMENTED', 'INTERNAL'];
 
-verifies(
-  'R39-error-table',
-  async ({ arm, wire }) => {
-    const outcomes = await failures(wire);
-    // Every other code of the table is provoked, so a new code cannot go unchecked.
-    expect(outcomes.map(([code]) => code).sort()).toEqual(
-      reminderErrorCodes.filter((code) => !NOT_PROVOKED.includes(code)).sort(),
-    );
-    for (const [code, outcome] of outcomes) expectWireCode(arm, code, outcome);
-  },
-  { stack: quotaOne },
-);
+verifies('R39-error-table', async ({ arm, wire }) => {
+  const outcomes = await failures(wire);
+  // Every other code of the table is provoked, so a new code cannot go unchecked.
+  expect(outcomes.map(([code]) => code).sort()).toEqual(
+    reminderErrorCodes.filter((code) => !NOT_PROVOKED.includes(code)).sort(),
+  );
+  for (const [code, outcome] of outcomes) expectWireCode(arm, code, outcome);
+});
 
 verifies(
   'R39-error-table',
@@ -177,39 +182,38 @@ verifies(
   { variant: 'unauthenticated', stack: { requireAuthentication: true } },
 );
 
-verifies(
-  'R40-error-details',
-  async ({ wire }) => {
-    for (const [code, outcome] of await failures(wire)) {
-      expect({ code, details: detailKinds(outcome) }).toEqual({ code, details: DETAILS[code] });
+verifies('R40-error-details', async ({ wire }) => {
+  for (const [code, outcome] of await failures(wire)) {
+    expect({ code, details: detailKinds(outcome) }).toEqual({ code, details: DETAILS[code] });
+  }
+  // Our client rebuilds the same typed error the wire carried, metadata and violations included.
+  const taskId = await wire.tasks.create();
+  const requests: JsonObject[] = [
+    { taskId, reminder: { id: 'bad id', body: '' } },
+    {
+      taskId,
+      reminder: { id: 'deep', body: 'b', provenance: { hops: hops(pastHopLimit(wire)) } },
+    },
+    { taskId, reminder: { id: 'loop', body: 'b', provenance: { hops: [hop(taskId)] } } },
+  ];
+  for (const request of requests) {
+    const raw = await rawCall(wire, 'InjectTaskReminder', request, ACTIVATED_HEADERS);
+    const typed = await rejection(
+      wire.client.injectTaskReminder(fromJson(InjectTaskReminderRequestSchema, request)),
+    );
+    expect(raw.ok).toBe(false);
+    if (!raw.ok) {
+      const { message: _a, ...fromClient } = errorSummary(typed) as JsonObject;
+      const { message: _b, ...fromWire } = errorSummary(raw.error) as JsonObject;
+      expect(fromClient).toEqual(fromWire);
     }
-    // Our client rebuilds the same typed error the wire carried, metadata and violations included.
-    const taskId = await wire.tasks.create();
-    const requests: JsonObject[] = [
-      { taskId, reminder: { id: 'bad id', body: '' } },
-      { taskId, reminder: { id: 'deep', body: 'b', provenance: { hops: hops(5) } } },
-      { taskId, reminder: { id: 'loop', body: 'b', provenance: { hops: [hop(taskId)] } } },
-    ];
-    for (const request of requests) {
-      const raw = await rawCall(wire, 'InjectTaskReminder', request, ACTIVATED_HEADERS);
-      const typed = await rejection(
-        wire.client.injectTaskReminder(fromJson(InjectTaskReminderRequestSchema, request)),
-      );
-      expect(raw.ok).toBe(false);
-      if (!raw.ok) {
-        const { message: _a, ...fromClient } = errorSummary(typed) as JsonObject;
-        const { message: _b, ...fromWire } = errorSummary(raw.error) as JsonObject;
-        expect(fromClient).toEqual(fromWire);
-      }
-    }
-  },
-  { stack: quotaOne },
-);
+  }
+});
 
 verifies(
   'W3-bad-input-envelopes',
   async ({ arm, wire }) => {
-    const stack = wire.stack;
+    const stack = wire.endpoints;
     const taskId = await wire.tasks.create();
     const big = JSON.stringify({ taskId, reminder: { id: 'big', body: 'x'.repeat(2048) } });
     if (arm === 'jsonrpc') {
@@ -270,7 +274,7 @@ verifies(
     });
     expect(after.record?.reminder?.id).toBe('ok');
     expect((await wire.tasks.getTask(taskId)).id).toBe(taskId);
-    const card = await rawHttp(stack, 'GET', '/.well-known/agent-card.json');
+    const card = await rawHttp(stack, 'GET', stack.cardUrl);
     expect(card.status).toBe(200);
   },
   { stack: { maxBodyBytes: 1024 } },

@@ -1,5 +1,7 @@
+import { reminderPages } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
 import { expect } from 'vitest';
+import { advertisedLimit } from '../harness/advertised-limits.js';
 import { eventSummary, kinds, recordSummary, reminderError } from '../harness/observe.js';
 import { verifies } from '../harness/verifies.js';
 
@@ -101,29 +103,31 @@ verifies('R16-displacement-reported', async ({ wire }) => {
 verifies(
   'R17-quota',
   async ({ wire }) => {
+    // The agent's own quota (R2): 2 in process, whatever the agent under test advertises in the kit.
+    const quota = advertisedLimit(wire.card, 'maxLiveRemindersPerTask');
     const taskId = await wire.tasks.create();
     const inject = (id: string, dedupeKey = '') =>
       wire.client.injectTaskReminder({ taskId, reminder: { id, body: id, dedupeKey } });
+    const fill = Array.from({ length: quota - 1 }, (_, i) => `r${i + 2}`);
     await inject('r1', 'k');
-    await inject('r2');
-    const error = await reminderError(inject('r3'), 'REMINDER_QUOTA_EXCEEDED');
-    expect(error.metadata).toEqual({ taskId, limit: '2' });
+    for (const id of fill) await inject(id);
+    const error = await reminderError(inject('over'), 'REMINDER_QUOTA_EXCEEDED');
+    expect(error.metadata).toEqual({ taskId, limit: String(quota) });
     // Nothing was evicted.
-    const ids = async () =>
-      (await wire.client.listTaskReminders({ taskId })).reminders.map((r) => [
-        r.reminder?.id,
-        r.state,
-      ]);
-    expect(await ids()).toEqual([
-      ['r1', ReminderState.PENDING],
-      ['r2', ReminderState.PENDING],
-    ]);
+    const ids = async () => {
+      const out: Array<[string | undefined, ReminderState]> = [];
+      for await (const page of reminderPages(wire.client, { taskId })) {
+        for (const r of page.reminders) out.push([r.reminder?.id, r.state]);
+      }
+      return out;
+    };
+    expect(await ids()).toEqual(['r1', ...fill].map((id) => [id, ReminderState.PENDING]));
     // A reminder the new one displaces does not count.
     expect((await inject('r1b', 'k')).displacedReminderIds).toEqual(['r1']);
     // Final reminders do not count either.
-    await wire.client.cancelTaskReminder({ taskId, reminderId: 'r2' });
-    await inject('r4');
-    expect((await ids()).length).toBe(4);
+    await wire.client.cancelTaskReminder({ taskId, reminderId: fill.at(-1) ?? 'r1b' });
+    await inject('after-cancel');
+    expect((await ids()).length).toBe(quota + 2);
   },
-  { stack: { limits: { maxLiveRemindersPerTask: 2 } } },
+  { stack: { limits: { maxLiveRemindersPerTask: 2 } }, advertisedLimits: true },
 );

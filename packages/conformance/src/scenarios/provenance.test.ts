@@ -1,10 +1,11 @@
 import { renderReminderBlocks, renderReminderMessages } from '@a2a-reminders/core';
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { expect } from 'vitest';
+import { advertisedLimit } from '../harness/advertised-limits.js';
 import type { Arm } from '../harness/arms.js';
 import { recordSummary, reminderError } from '../harness/observe.js';
 import type { RawOutcome } from '../harness/raw-call.js';
-import { rawCall } from '../harness/raw-call.js';
+import { onArm, rawCall } from '../harness/raw-call.js';
 import { ACTIVATED_HEADERS } from '../harness/raw-wire.js';
 import { verifies } from '../harness/verifies.js';
 import type { Wire } from '../harness/wire.js';
@@ -50,7 +51,7 @@ async function listEverywhere(wire: Wire, taskId: string): Promise<Record<string
   const out: Record<string, JsonValue> = {};
   for (const arm of BINDINGS) {
     const outcome = await rawCall(
-      { ...wire, arm },
+      onArm(wire, arm),
       'ListTaskReminders',
       { taskId },
       ACTIVATED_HEADERS,
@@ -236,43 +237,45 @@ function errorInfoOf(outcome: RawOutcome): JsonObject | undefined {
 verifies(
   'R60-forward-hop-limit',
   async ({ wire }) => {
-    const card = await wire.sdk.getAgentCard();
-    expect(card.capabilities?.extensions.at(-1)?.params).toMatchObject({ maxForwardHops: 2 });
+    // The agent's own limit (R2): 2 in process, whatever the agent under test advertises in the kit.
+    const limit = advertisedLimit(await wire.sdk.getAgentCard(), 'maxForwardHops');
+    const past = String(limit + 1);
     const taskId = await wire.tasks.create();
     const refused = await inject(wire, {
       taskId,
-      reminder: { id: 'deep', body: 'b', provenance: { hops: hops(3) } },
+      reminder: { id: 'deep', body: 'b', provenance: { hops: hops(limit + 1) } },
     });
     expect(verdict(refused)).toBe('FORWARD_HOP_LIMIT_EXCEEDED reminder.provenance.hops');
-    if (!refused.ok) expect(refused.error.metadata).toEqual({ taskId, hops: '3', limit: '2' });
+    if (!refused.ok)
+      expect(refused.error.metadata).toEqual({ taskId, hops: past, limit: String(limit) });
     // The metadata is on the wire in the extension's ErrorInfo, not only rebuilt by the client.
     expect(errorInfoOf(refused)).toMatchObject({
       reason: 'FORWARD_HOP_LIMIT_EXCEEDED',
       domain: 'a2a-reminders.dev',
-      metadata: { taskId, hops: '3', limit: '2' },
+      metadata: { taskId, hops: past, limit: String(limit) },
     });
     // Our client rebuilds the same typed error.
     const typed = await reminderError(
       wire.client.injectTaskReminder({
         taskId,
-        reminder: { id: 'deep', body: 'b', provenance: { hops: hops(3) } },
+        reminder: { id: 'deep', body: 'b', provenance: { hops: hops(limit + 1) } },
       }),
       'FORWARD_HOP_LIMIT_EXCEEDED',
     );
     expect([typed.metadata, typed.fieldViolations.map((v) => v.field)]).toEqual([
-      { taskId, hops: '3', limit: '2' },
+      { taskId, hops: past, limit: String(limit) },
       ['reminder.provenance.hops'],
     ]);
 
     // R5: after validation, before the task lookup and the task's state.
     const invalid = await inject(wire, {
       taskId: 'no-such-task',
-      reminder: { id: 'deep', body: '', provenance: { hops: hops(3) } },
+      reminder: { id: 'deep', body: '', provenance: { hops: hops(limit + 1) } },
     });
     expect(verdict(invalid)).toBe('INVALID_ARGUMENT reminder.body');
     const unknown = await inject(wire, {
       taskId: 'no-such-task',
-      reminder: { id: 'deep', body: 'b', provenance: { hops: hops(3) } },
+      reminder: { id: 'deep', body: 'b', provenance: { hops: hops(limit + 1) } },
     });
     expect(verdict(unknown)).toBe('FORWARD_HOP_LIMIT_EXCEEDED reminder.provenance.hops');
     if (!unknown.ok) expect(unknown.error.metadata.taskId).toBe('no-such-task');
@@ -280,13 +283,13 @@ verifies(
     await wire.tasks.end(ended, 'COMPLETED');
     const terminal = await inject(wire, {
       taskId: ended,
-      reminder: { id: 'deep', body: 'b', provenance: { hops: hops(3) } },
+      reminder: { id: 'deep', body: 'b', provenance: { hops: hops(limit + 1) } },
     });
     expect(verdict(terminal)).toBe('FORWARD_HOP_LIMIT_EXCEEDED reminder.provenance.hops');
     // Activation still comes first (R3).
     const unactivated = await inject(
       wire,
-      { taskId, reminder: { id: 'deep', body: 'b', provenance: { hops: hops(3) } } },
+      { taskId, reminder: { id: 'deep', body: 'b', provenance: { hops: hops(limit + 1) } } },
       { 'A2A-Version': '1.0' },
     );
     expect(verdict(unactivated)).toBe('EXTENSION_NOT_ACTIVATED ');
@@ -294,13 +297,13 @@ verifies(
     // Exactly the limit is accepted; nothing refused was stored.
     const edge = await wire.client.injectTaskReminder({
       taskId,
-      reminder: { id: 'edge', body: 'b', provenance: { hops: hops(2) } },
+      reminder: { id: 'edge', body: 'b', provenance: { hops: hops(limit) } },
     });
-    expect(edge.record?.reminder?.provenance?.hops).toHaveLength(2);
+    expect(edge.record?.reminder?.provenance?.hops).toHaveLength(limit);
     const listed = (await wire.client.listTaskReminders({ taskId })).reminders;
     expect(listed.map((r) => r.reminder?.id)).toEqual(['edge']);
   },
-  { stack: { limits: { maxForwardHops: 2 } } },
+  { stack: { limits: { maxForwardHops: 2 } }, advertisedLimits: true },
 );
 
 verifies(

@@ -5,7 +5,7 @@ import { fromBinary, fromJson, fromJsonString, toBinary, toJsonString } from '@b
 import { expect } from 'vitest';
 import type { Arm } from '../harness/arms.js';
 import type { RawOutcome } from '../harness/raw-call.js';
-import { rawCall } from '../harness/raw-call.js';
+import { onArm, rawCall } from '../harness/raw-call.js';
 import { ACTIVATED_HEADERS } from '../harness/raw-wire.js';
 import {
   callersOf,
@@ -39,7 +39,7 @@ async function listEverywhere(
 ): Promise<Record<string, JsonValue>> {
   const out: Record<string, JsonValue> = {};
   for (const arm of BINDINGS) {
-    const outcome = await rawCall({ ...wire, arm }, 'ListTaskReminders', { taskId }, headers);
+    const outcome = await rawCall(onArm(wire, arm), 'ListTaskReminders', { taskId }, headers);
     out[arm] = outcome.ok ? (outcome.json.reminders ?? []) : verdict(outcome);
   }
   return out;

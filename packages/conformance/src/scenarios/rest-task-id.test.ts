@@ -16,7 +16,7 @@ function verdict(answer: HttpAnswer): string {
   return `${answer.status} ${String(error.status)} ${violations.map((v) => v.field).join(',')}`;
 }
 
-/** A raw REST call under the stack's prefix, as `alice` with the extension activated. */
+/** A raw REST call under the HTTP+JSON interface URL, as `alice` with the extension activated. */
 function rest(
   wire: Wire,
   method: 'GET' | 'POST',
@@ -24,7 +24,7 @@ function rest(
   body?: JsonObject,
   headers: Record<string, string> = { ...ACTIVATED_HEADERS, ...as('alice') },
 ): Promise<HttpAnswer> {
-  return rawHttp(wire.stack, method, `/a2a/rest${path}`, {
+  return rawHttp(wire.endpoints, method, `${wire.endpoints.restUrl}${path}`, {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     headers: { ...headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
   });

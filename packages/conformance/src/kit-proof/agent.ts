@@ -1,0 +1,157 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AGENT_CARD_PATH } from '@a2a-js/sdk';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+} from '@a2a-js/sdk/server';
+import {
+  agentCardHandler,
+  jsonRpcHandler,
+  restHandler,
+  UserBuilder,
+} from '@a2a-js/sdk/server/express';
+import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
+import { agentCard, agentInterfaces } from '@a2a-reminders/client';
+import type { ReminderStore } from '@a2a-reminders/core';
+import {
+  createReminderService,
+  InMemoryReminderStore,
+  TASK_REMINDERS_EXTENSION_URI,
+  withTaskReminders,
+} from '@a2a-reminders/core';
+import { TestAgentExecutor } from '@a2a-reminders/core/test-agent';
+import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
+import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
+import * as grpc from '@grpc/grpc-js';
+import express from 'express';
+import type { Defect } from './defects.js';
+import {
+  alwaysActivatedHttp,
+  leakingTurns,
+  withoutDedupe,
+  withoutReminderEventsOnStreams,
+  withTtlOffByOne,
+  wrongNotFoundCode,
+} from './defects.js';
+
+/** An agent the kit runs against in its own tests: the stock pieces, the test agent, and at most one defect. */
+export interface AgentUnderTest extends AsyncDisposable {
+  readonly cardUrl: string;
+}
+
+/**
+ * Starts an agent as a deployment of this project would (the SDK's request
+ * handler, the reminder service on all three bindings, the test agent of
+ * `@a2a-reminders/core/test-agent`), on loopback ports, with `defect`
+ * built in when given.
+ */
+export async function startAgentUnderTest(defect?: Defect): Promise<AgentUnderTest> {
+  const taskStore = new InMemoryTaskStore();
+  const eventBusManager = new DefaultExecutionEventBusManager();
+  let store: ReminderStore = new InMemoryReminderStore();
+  if (defect === 'dedupe-not-displacing') store = withoutDedupe(store);
+  if (defect === 'ttl-off-by-one') store = withTtlOffByOne(store);
+  const reminders = createReminderService({ taskStore, eventBusManager, store });
+  const card = withTaskReminders(
+    agentCard({
+      name: `agent under test${defect === undefined ? '' : ` (${defect})`}`,
+      description: 'an agent the conformance kit checks in its own tests',
+      version: '0.1.0',
+      interfaces: {},
+    }),
+    reminders,
+  );
+  const executor = new TestAgentExecutor({
+    reminders: defect === 'reminder-text-in-history' ? leakingTurns(reminders) : reminders,
+  });
+  const stockHandler = new DefaultRequestHandler(
+    card,
+    taskStore,
+    reminders.wrapExecutor(executor),
+    eventBusManager,
+  );
+  const requestHandler =
+    defect === 'events-missing-from-stream'
+      ? withoutReminderEventsOnStreams(stockHandler)
+      : stockHandler;
+
+  const app = express();
+  if (defect === 'extension-not-required') app.use(alwaysActivatedHttp);
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+  const httpOptions = { requestHandler, userBuilder: UserBuilder.noAuthentication };
+  app.use(
+    '/a2a/jsonrpc',
+    ...(defect === 'error-table-entry' ? [wrongNotFoundCode] : []),
+    jsonRpcReminderHandler({ ...httpOptions, reminders }),
+    jsonRpcHandler(httpOptions),
+    ...jsonRpcFallback(),
+  );
+  app.use(
+    '/a2a/rest',
+    restReminderRouter({ ...httpOptions, reminders }),
+    restHandler(httpOptions),
+    ...restFallback(),
+  );
+  const http = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    http.once('listening', resolve);
+    http.once('error', reject);
+  });
+  const httpUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+
+  const grpcServer = new grpc.Server();
+  const grpcOptions = { requestHandler, userBuilder: GrpcUserBuilder.noAuthentication };
+  grpcServer.addService(A2AService, grpcService(grpcOptions));
+  const service = grpcReminderService({ ...grpcOptions, reminders });
+  grpcServer.addService(
+    TaskReminderServiceDefinition,
+    defect === 'extension-not-required' ? alwaysActivatedGrpc(service) : service,
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
+  });
+  card.supportedInterfaces = agentInterfaces({
+    jsonrpc: `${httpUrl}/a2a/jsonrpc`,
+    rest: `${httpUrl}/a2a/rest`,
+    grpc: `127.0.0.1:${port}`,
+  });
+  return {
+    cardUrl: `${httpUrl}/${AGENT_CARD_PATH}`,
+    async [Symbol.asyncDispose]() {
+      executor.cancelAll();
+      grpcServer.forceShutdown();
+      await closeHttp(http);
+    },
+  };
+}
+
+/** gRPC: every call is treated as if its metadata activated the extension. */
+function alwaysActivatedGrpc(
+  service: grpc.UntypedServiceImplementation,
+): grpc.UntypedServiceImplementation {
+  const wrapped: grpc.UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(service)) {
+    wrapped[name] = ((
+      call: grpc.ServerUnaryCall<unknown, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      if (call.metadata.get('a2a-extensions').length === 0) {
+        call.metadata.set('a2a-extensions', TASK_REMINDERS_EXTENSION_URI);
+      }
+      (handler as grpc.handleUnaryCall<unknown, unknown>)(call, callback);
+    }) as grpc.UntypedHandleCall;
+  }
+  return wrapped;
+}
+
+function closeHttp(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.closeAllConnections();
+    server.close((error) => (error ? reject(error) : resolve()));
+  });
+}
