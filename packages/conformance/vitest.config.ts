@@ -7,7 +7,6 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const POSTGRES_ONLY = ['src/scenarios/replicas.test.ts'];
 
-/** The tests of the kit's runner (src/kit), which runs the scenarios against a remote agent. */
 /** The kit's own tests (its runner, and its verdicts on agents built to pass or fail): once, not per store. */
 const KIT_RUNNER = ['src/kit/**/*.test.ts', 'src/kit-proof/**/*.test.ts'];
 
@@ -49,7 +48,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: store,
-          env: { CONFORMANCE_STORE: store },
+          // A card URL left in the shell must not turn the in-process suite into the kit.
+          env: { CONFORMANCE_STORE: store, A2A_REMINDERS_KIT_CARD_URL: '' },
           exclude: [
             ...configDefaults.exclude,
             ...KIT_RUNNER,
@@ -65,7 +65,8 @@ export default defineConfig({
         test: {
           name: 'kit',
           include: KIT_RUNNER,
-          testTimeout: 120_000,
+          // A hang guard only: each kit-proof case runs the whole kit in a process of its own.
+          testTimeout: 600_000,
           hookTimeout: 120_000,
         },
       },

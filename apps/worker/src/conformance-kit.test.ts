@@ -100,5 +100,5 @@ describe('the conformance kit against the example worker', () => {
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain('<testsuite name="a2a-reminders.jsonrpc"');
     expect(output).toContain('R15');
-  });
+  }, 600_000); // A hang guard only: the whole kit runs, in a process of its own.
 });

@@ -43,6 +43,8 @@ const REPLICA_KIT_NOTE =
   'the case runs several replicas of one agent on a shared database; a kit outside the agent cannot start or stop its replicas';
 const FORWARDING_KIT_NOTE =
   "the rule is about an agent forwarding reminders into its sub-tasks, which the test-agent contract cannot make the agent under test do (its side as a sub-task's agent is R58-R61's)";
+const RENDERING_KIT_NOTE =
+  "the rule is about the text the agent renders into its model's prompt, which the kit never sees: a turn's acknowledgement names its reminders, not their text";
 const REPLICA_NOTE =
   'Replicas share one PostgreSQL database (spec: Multi-replica deployments); the memory store is one process and a SQLite file serves one worker.';
 
@@ -315,18 +317,21 @@ export const requirements = {
   },
   'R36-text-blocks': {
     rule: 'R36',
+    kitNote: RENDERING_KIT_NOTE,
     source: spec('R36'),
     behavior:
       'a surfaced reminder renders as a system-reminder block naming its source, with framing tags in body and source neutralized',
   },
   'R47-framing-not-forgeable': {
     rule: 'R47',
+    kitNote: RENDERING_KIT_NOTE,
     source: spec('R47'),
     behavior:
       'framing tags spelled with look-alike or invisible characters are neutralized, each block holds exactly one opening and one closing tag as a model reads them, and source escaping is one-to-one',
   },
   'R37-chat-roles': {
     rule: 'R37',
+    kitNote: RENDERING_KIT_NOTE,
     source: spec('R37'),
     behavior:
       'chat rendering honors roleHint where the runtime has the role, falls back to system then developer, and never uses the user role',

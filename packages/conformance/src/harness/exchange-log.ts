@@ -10,6 +10,8 @@ const MAX_EXCHANGES = 40;
  */
 export class ExchangeLog {
   private readonly entries: Array<() => Exchange> = [];
+  /** Streams stay whatever else is dropped: they are the evidence of a missing event. */
+  private readonly streams: Array<() => Exchange> = [];
   private dropped = 0;
 
   /** Runs `call` and records its request with its answer (as `describe` puts it) or its error. */
@@ -41,7 +43,12 @@ export class ExchangeLog {
     items: () => readonly unknown[],
   ): void {
     const sent = jsonOf(request);
-    this.push(() => ({ call, binding, request: sent, response: { streamed: jsonOf(items()) } }));
+    this.streams.push(() => ({
+      call,
+      binding,
+      request: sent,
+      response: { streamed: jsonOf(items()) },
+    }));
   }
 
   /** The exchanges so far, oldest first; a note first when older ones were dropped. */

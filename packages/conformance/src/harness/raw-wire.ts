@@ -33,6 +33,8 @@ export interface Endpoints {
   readonly grpcTarget: string;
   /** Records the raw exchanges of a kit case (issue 15: a failure shows them). */
   readonly log?: ExchangeLog;
+  /** The kit's headers (e.g. `authorization`), under every raw request's own. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A raw HTTP request to `url` (one of the endpoints, or under one); nothing is added but what is given. */
@@ -42,10 +44,11 @@ export function rawHttp(
   url: string,
   options: { body?: string; headers?: Record<string, string> } = {},
 ): Promise<HttpAnswer> {
+  const headers = { ...endpoints.headers, ...options.headers };
   const send = async (): Promise<HttpAnswer> => {
     const response = await fetch(url, {
       method,
-      headers: options.headers ?? {},
+      headers,
       ...(options.body === undefined ? {} : { body: options.body }),
     });
     const text = await response.text();
@@ -58,7 +61,7 @@ export function rawHttp(
     return { status: response.status, headers: response.headers, text, json };
   };
   if (endpoints.log === undefined) return send();
-  const request = { method, url, headers: options.headers ?? {}, body: options.body ?? null };
+  const request = { method, url, headers, body: options.body ?? null };
   return endpoints.log.record(`HTTP ${method}`, 'raw', request, send, (answer) => ({
     status: answer.status,
     headers: Object.fromEntries(answer.headers.entries()),
@@ -113,11 +116,17 @@ export function rawGrpc(
   endpoints: Endpoints,
   rpc: 'InjectTaskReminder' | 'ListTaskReminders' | 'CancelTaskReminder',
   request: Buffer | MessageInitShape<DescMessage>,
-  metadata: Record<string, string> = {
+  given: Record<string, string> = {
     'a2a-version': '1.0',
     'a2a-extensions': TASK_REMINDERS_EXTENSION_URI,
   },
 ): Promise<GrpcAnswer> {
+  const metadata = {
+    ...Object.fromEntries(
+      Object.entries(endpoints.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+    ),
+    ...given,
+  };
   const found = findReminderRpc(rpc);
   if (found === undefined) throw new Error(`unknown rpc ${rpc}`);
   const bytes = Buffer.isBuffer(request)

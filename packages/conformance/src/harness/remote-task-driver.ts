@@ -75,15 +75,22 @@ export function remoteTaskDriver(
     what: string,
   ): Promise<void> => {
     let last: Task | undefined;
+    let failure: unknown;
     try {
       await poll(async () => {
         last = await sdk.getTask({ tenant: '', id: taskId }, call);
         return check(last);
       }, what);
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       const seen = last;
       await log
-        .record(`GetTask (polled for ${what})`, binding, { id: taskId }, async () => seen ?? null)
+        .record(`GetTask (polled for ${what})`, binding, { id: taskId }, async () => {
+          if (failure !== undefined) throw failure;
+          return seen ?? null;
+        })
         .catch(() => undefined);
     }
   };
@@ -153,9 +160,14 @@ export function remoteTaskDriver(
     (await control({ command: 'settle', taskId })).artifactId;
 
   const refuseCaller = (caller: Caller): void => {
-    if (caller.user !== undefined || caller.tenant !== undefined) {
+    if (caller.user !== undefined) {
       notObservable(
-        'the case acts as named users or tenants, which the kit cannot authenticate as',
+        `the case acts as the named user ${caller.user}, whom the kit cannot authenticate as`,
+      );
+    }
+    if (caller.tenant !== undefined) {
+      notObservable(
+        `the case works in tenant ${caller.tenant} of this project's test stacks, which the agent under test need not serve`,
       );
     }
   };

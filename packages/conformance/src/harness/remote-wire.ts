@@ -1,17 +1,13 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import type { ClosableReminderClient } from '@a2a-reminders/client';
-import {
-  connectToA2AAgent,
-  createReminderClient,
-  fetchAgentCard,
-  findAgentInterface,
-} from '@a2a-reminders/client';
+import { connectToA2AAgent, createReminderClient, findAgentInterface } from '@a2a-reminders/client';
 import type { ReminderClient } from '@a2a-reminders/core';
 import { ExchangeLog } from './exchange-log.js';
 import type { KitBinding, KitTarget } from './kit-target.js';
 import { notObservable } from './not-observable.js';
 import type { Endpoints } from './raw-wire.js';
+import { fetchCardAsGiven, withPlainGrpcAddresses } from './remote-card.js';
 import { remoteTaskDriver } from './remote-task-driver.js';
 import type { Wire } from './wire.js';
 
@@ -25,7 +21,10 @@ export async function startRemoteWire(
   target: KitTarget,
   log: ExchangeLog = new ExchangeLog(),
 ): Promise<Wire> {
-  const card = await fetchAgentCard(target.cardUrl);
+  const card = withPlainGrpcAddresses(
+    await fetchCardAsGiven(target.cardUrl, target.headers),
+    binding,
+  );
   const a2a = await connectToA2AAgent(card, { binding, headers: target.headers });
   const closers: Array<() => void> = [() => a2a.close()];
   const tenant = findAgentInterface(card, binding)?.tenant;
@@ -39,7 +38,7 @@ export async function startRemoteWire(
     return recorded(client, binding, log);
   };
   const client = reminderClient({});
-  const sdk = recordedSdk(a2a.client, binding, log);
+  const sdk = recordedSdk(a2a.client, binding, log, target.headers);
   // The driver records what it sends itself; its polling would only bury the case's own calls.
   const tasks = remoteTaskDriver(a2a.client, {
     binding,
@@ -58,7 +57,7 @@ export async function startRemoteWire(
       return notObservable("the case calls the agent's reminder service in process");
     },
     card,
-    endpoints: endpointsOf(card, target.cardUrl, log),
+    endpoints: endpointsOf(card, target, log),
     client,
     clientWith: reminderClient,
     sdk,
@@ -73,15 +72,29 @@ export async function startRemoteWire(
   };
 }
 
-/** The card's interfaces as raw requests need them; one the card lacks is not observable. */
-function endpointsOf(card: AgentCard, cardUrl: string, log: ExchangeLog): Endpoints {
-  const url = (binding: KitBinding): string =>
-    findAgentInterface(card, binding)?.url ??
-    notObservable(
-      `the case sends raw requests to the ${binding} interface, which the card does not list`,
-    );
+/**
+ * The card's interfaces as raw requests need them, with the kit's headers.
+ * An interface the card lacks, or one with a tenant (raw requests are
+ * written without one), is not observable.
+ */
+function endpointsOf(card: AgentCard, target: KitTarget, log: ExchangeLog): Endpoints {
+  const url = (binding: KitBinding): string => {
+    const iface = findAgentInterface(card, binding);
+    if (iface === undefined) {
+      notObservable(
+        `the case sends raw requests to the ${binding} interface, which the card does not list`,
+      );
+    }
+    if ((iface.tenant ?? '') !== '') {
+      notObservable(
+        `the case sends raw requests without a tenant, and the card's ${binding} interface has tenant ${iface.tenant}`,
+      );
+    }
+    return iface.url;
+  };
   return {
-    cardUrl,
+    cardUrl: target.cardUrl,
+    headers: target.headers,
     log,
     get jsonRpcUrl() {
       return url('jsonrpc');
@@ -90,8 +103,7 @@ function endpointsOf(card: AgentCard, cardUrl: string, log: ExchangeLog): Endpoi
       return url('rest');
     },
     get grpcTarget() {
-      // grpc-js takes host:port; a card may list the address with a scheme.
-      return url('grpc').replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+      return url('grpc');
     },
   };
 }
@@ -117,24 +129,44 @@ function recorded(
   };
 }
 
-/** Unary calls of the stock client are recorded; streams are recorded where the driver opens them. */
-const UNARY: Readonly<Record<string, string>> = {
+/** The stock client's calls the kit records; streams are recorded where they are opened. */
+const CALLS: Readonly<Record<string, string>> = {
   sendMessage: 'SendMessage',
   getTask: 'GetTask',
   cancelTask: 'CancelTask',
   listTasks: 'ListTasks',
+  sendMessageStream: 'SendStreamingMessage',
+  resubscribeTask: 'SubscribeToTask',
 };
 
-function recordedSdk(sdk: Client, binding: string, log: ExchangeLog): Client {
+/**
+ * The stock client with the kit's headers added to every call's service
+ * parameters (a case's own win), and its unary calls recorded.
+ */
+function recordedSdk(
+  sdk: Client,
+  binding: string,
+  log: ExchangeLog,
+  headers: Readonly<Record<string, string>>,
+): Client {
   return new Proxy(sdk, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
-      const name = typeof property === 'string' ? UNARY[property] : undefined;
+      const name = typeof property === 'string' ? CALLS[property] : undefined;
       if (name === undefined || typeof value !== 'function') return value;
-      return (request: unknown, ...rest: unknown[]) =>
-        log.record(name, binding, request, () =>
-          (value as (...args: unknown[]) => Promise<unknown>).call(target, request, ...rest),
+      const call = value as (...args: unknown[]) => unknown;
+      return (request: unknown, options?: { serviceParameters?: Record<string, string> }) => {
+        const withHeaders = {
+          ...options,
+          serviceParameters: { ...headers, ...options?.serviceParameters },
+        };
+        if (property === 'sendMessageStream' || property === 'resubscribeTask') {
+          return call.call(target, request, withHeaders);
+        }
+        return log.record(name, binding, request, () =>
+          Promise.resolve(call.call(target, request, withHeaders)),
         );
+      };
     },
   });
 }

@@ -1,5 +1,3 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AgentCard } from '@a2a-js/sdk';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
@@ -31,6 +29,7 @@ import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import { kitTarget } from './kit-target.js';
+import { bindGrpcOnLoopback, closeHttp, listenOnLoopback } from './loopback.js';
 import { notObservable } from './not-observable.js';
 import { stackStore } from './stack-store.js';
 import { ControllableExecutor } from './test-executor.js';
@@ -201,12 +200,7 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
     restHandler(httpOptions),
     ...restFallback(),
   );
-  const http = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    http.once('listening', resolve);
-    http.once('error', reject);
-  });
-  const httpUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const { server: http, url: httpUrl } = await listenOnLoopback(app);
 
   const grpcServer = new grpc.Server();
   const grpcOptions = {
@@ -230,11 +224,7 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
   );
   let grpcPort: number;
   try {
-    grpcPort = await new Promise<number>((resolve, reject) => {
-      grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) =>
-        error ? reject(error) : resolve(port),
-      );
-    });
+    grpcPort = await bindGrpcOnLoopback(grpcServer);
   } catch (error) {
     await closeHttp(http);
     throw error;
@@ -282,11 +272,4 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
       await replica?.close();
     },
   };
-}
-
-function closeHttp(server: Server): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.closeAllConnections();
-    server.close((error) => (error ? reject(error) : resolve()));
-  });
 }

@@ -77,6 +77,7 @@ export class StreamWatch {
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let barrier: string | undefined;
+      let barrierRefused = '';
       const check = (): boolean => {
         if (done()) {
           finish();
@@ -103,7 +104,9 @@ export class StreamWatch {
       const timer = setTimeout(() => {
         finish();
         reject(
-          new Error(`timed out after ${ms} ms waiting for ${what} (${this.items.length} items)`),
+          new Error(
+            `timed out after ${ms} ms waiting for ${what} (${this.items.length} items)${barrierRefused}`,
+          ),
         );
       }, ms);
       const listener = (): void => {
@@ -121,7 +124,9 @@ export class StreamWatch {
             barrier = id;
             check();
           },
-          () => undefined,
+          (error: unknown) => {
+            barrierRefused = `; no settle barrier could be sent: ${String(error)}`;
+          },
         );
       }
     });

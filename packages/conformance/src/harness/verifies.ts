@@ -140,6 +140,10 @@ function verifiesFromOutside(
         );
       }
       const log = new ExchangeLog();
+      // Any failure, a hang guard's or the wire's disposal too, shows the calls behind it.
+      context.onTestFailed(() => {
+        if (meta.notObservable === undefined) meta.exchanges = log.snapshot();
+      });
       let wire: Wire | undefined;
       try {
         wire = await startRemoteWire(binding, target, log);
@@ -152,7 +156,6 @@ function verifiesFromOutside(
         await fn({ arm: binding, wire });
       } catch (error) {
         if (error instanceof NotObservable) return skip(error.reason);
-        if (meta.notObservable === undefined) meta.exchanges = log.snapshot();
         throw error;
       } finally {
         await wire?.[Symbol.asyncDispose]();

@@ -1,5 +1,3 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import {
   DefaultExecutionEventBusManager,
@@ -27,6 +25,7 @@ import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc'
 import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
+import { bindGrpcOnLoopback, closeHttp, listenOnLoopback } from '../harness/loopback.js';
 import type { Defect } from './defects.js';
 import {
   alwaysActivatedHttp,
@@ -36,6 +35,11 @@ import {
   withTtlOffByOne,
   wrongNotFoundCode,
 } from './defects.js';
+
+export interface AgentOptions {
+  /** Every request, the card's included, must carry `authorization: Bearer <token>`. */
+  readonly token?: string;
+}
 
 /** An agent the kit runs against in its own tests: the stock pieces, the test agent, and at most one defect. */
 export interface AgentUnderTest extends AsyncDisposable {
@@ -48,7 +52,10 @@ export interface AgentUnderTest extends AsyncDisposable {
  * `@a2a-reminders/core/test-agent`), on loopback ports, with `defect`
  * built in when given.
  */
-export async function startAgentUnderTest(defect?: Defect): Promise<AgentUnderTest> {
+export async function startAgentUnderTest(
+  defect?: Defect,
+  options: AgentOptions = {},
+): Promise<AgentUnderTest> {
   const taskStore = new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
   let store: ReminderStore = new InMemoryReminderStore();
@@ -79,6 +86,7 @@ export async function startAgentUnderTest(defect?: Defect): Promise<AgentUnderTe
       : stockHandler;
 
   const app = express();
+  if (options.token !== undefined) app.use(bearerOnly(options.token));
   if (defect === 'extension-not-required') app.use(alwaysActivatedHttp);
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   const httpOptions = { requestHandler, userBuilder: UserBuilder.noAuthentication };
@@ -95,14 +103,11 @@ export async function startAgentUnderTest(defect?: Defect): Promise<AgentUnderTe
     restHandler(httpOptions),
     ...restFallback(),
   );
-  const http = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    http.once('listening', resolve);
-    http.once('error', reject);
-  });
-  const httpUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const { server: http, url: httpUrl } = await listenOnLoopback(app);
 
-  const grpcServer = new grpc.Server();
+  const grpcServer = new grpc.Server(
+    options.token === undefined ? {} : { interceptors: [grpcBearerOnly(options.token)] },
+  );
   const grpcOptions = { requestHandler, userBuilder: GrpcUserBuilder.noAuthentication };
   grpcServer.addService(A2AService, grpcService(grpcOptions));
   const service = grpcReminderService({ ...grpcOptions, reminders });
@@ -110,11 +115,7 @@ export async function startAgentUnderTest(defect?: Defect): Promise<AgentUnderTe
     TaskReminderServiceDefinition,
     defect === 'extension-not-required' ? alwaysActivatedGrpc(service) : service,
   );
-  const port = await new Promise<number>((resolve, reject) => {
-    grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    );
-  });
+  const port = await bindGrpcOnLoopback(grpcServer);
   card.supportedInterfaces = agentInterfaces({
     jsonrpc: `${httpUrl}/a2a/jsonrpc`,
     rest: `${httpUrl}/a2a/rest`,
@@ -149,9 +150,26 @@ function alwaysActivatedGrpc(
   return wrapped;
 }
 
-function closeHttp(server: Server): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.closeAllConnections();
-    server.close((error) => (error ? reject(error) : resolve()));
-  });
+function bearerOnly(token: string): express.RequestHandler {
+  return (req, res, next) => {
+    if (req.header('authorization') === `Bearer ${token}`) next();
+    else res.status(401).json({ error: { message: 'a bearer token is required' } });
+  };
+}
+
+function grpcBearerOnly(token: string): grpc.ServerInterceptor {
+  return (_method, call) =>
+    new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, pass) => {
+            if (metadata.get('authorization')[0] === `Bearer ${token}`) pass(metadata);
+            else
+              call.sendStatus({
+                code: grpc.status.UNAUTHENTICATED,
+                details: 'a bearer token is required',
+              });
+          },
+        }),
+    });
 }

@@ -79,6 +79,23 @@ describe('the kit against agents built to pass or to fail', () => {
     }
   });
 
+  it('sends its --header on every call, the card request included', async () => {
+    await using agent = await startAgentUnderTest(undefined, { token: 'kit-secret' });
+    const refused = await runKitProcess(agent.cardUrl).catch((error: unknown) => error);
+    expect(String(refused)).toContain('exit 2');
+    const run = await runKitProcess(agent.cardUrl, [
+      '--header',
+      'authorization: Bearer kit-secret',
+    ]);
+    expect(failedRules(run.report), run.stdout).toEqual([]);
+    expect(run.exitCode).toBe(0);
+    for (const [binding, passed] of Object.entries(passCounts(run.report))) {
+      expect(passed, binding).toBeGreaterThan(30);
+    }
+    // The token is sent, never shown.
+    expect(run.stdout).not.toContain('kit-secret');
+  });
+
   for (const [defect, rules] of Object.entries(EXPECTED) as Array<[Defect, string[]]>) {
     it(`fails exactly what ${defect} breaks`, async () => {
       const run = await verdict(defect);

@@ -45,7 +45,22 @@ const ROUTES: Record<string, { status?: number; type?: string; body: string }> =
   '/no-extensions.json': { body: JSON.stringify(card({ capabilities: {} })) },
   '/grpc-only.json': {
     body: JSON.stringify(
-      card({ supportedInterfaces: [{ url: '127.0.0.1:1', protocolBinding: 'GRPC' }] }),
+      card({
+        supportedInterfaces: [
+          { url: '127.0.0.1:1', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+          // Served at 0.3 only: not an interface the kit's clients would pick.
+          { url: 'http://127.0.0.1:1/old', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        ],
+      }),
+    ),
+  },
+  '/lowercase.json': {
+    body: JSON.stringify(
+      card({
+        supportedInterfaces: [
+          { url: 'http://127.0.0.1:1/rpc', protocolBinding: 'jsonrpc', protocolVersion: '1.0' },
+        ],
+      }),
     ),
   },
   '/guarded.json': { body: JSON.stringify(card()) },
@@ -147,10 +162,16 @@ describe('checkAgentCard', () => {
 
   test('a card serving none of the asked bindings is refused, naming what it serves', async () => {
     expect(await failure('/card.json', { bindings: ['grpc'] })).toBe(
-      `the agent card at ${base}/card.json serves none of the bindings asked for: asked grpc (GRPC); it lists JSONRPC, HTTP+JSON`,
+      `the agent card at ${base}/card.json serves none of the bindings asked for at A2A 1.0: asked grpc (GRPC); it lists JSONRPC, HTTP+JSON`,
     );
+    // As the kit's clients pick an interface: a binding served at 0.3 only does not count ...
     await expect(checkAgentCard(`${base}/grpc-only.json`)).resolves.toMatchObject({
+      served: ['grpc'],
       bindings: ['grpc'],
+    });
+    // ... and a binding's name matches in any case.
+    await expect(checkAgentCard(`${base}/lowercase.json`)).resolves.toMatchObject({
+      served: ['jsonrpc'],
     });
   });
 });

@@ -1,5 +1,6 @@
+import type { AgentCard } from '@a2a-js/sdk';
 import {
-  bindingOfProtocol,
+  findAgentInterface,
   PROTOCOL_BINDING_OF,
   TASK_REMINDERS_EXTENSION_URI,
 } from '@a2a-reminders/core';
@@ -136,14 +137,17 @@ export async function checkAgentCard(
       `the agent card at ${cardUrl} does not list the extension ${TASK_REMINDERS_EXTENSION_URI} in capabilities.extensions (it lists ${uris.length === 0 ? 'none' : uris.join(', ')})`,
     );
   }
-  const served = KIT_BINDINGS.filter((b) => protocols.some((p) => bindingOfProtocol(p) === b));
+  // As the kit's clients pick an interface: the binding's name in any case, at A2A 1.0.
+  const served = KIT_BINDINGS.filter(
+    (b) => findAgentInterface(card as unknown as AgentCard, b) !== undefined,
+  );
   const asked = options.bindings ?? KIT_BINDINGS;
   const bindings = KIT_BINDINGS.filter((b) => asked.includes(b) && served.includes(b));
   if (bindings.length === 0) {
     const listed = protocols.length === 0 ? 'no interface' : protocols.join(', ');
     const wanted = asked.map((b) => `${b} (${PROTOCOL_BINDING_OF[b]})`).join(', ');
     throw new CardCheckError(
-      `the agent card at ${cardUrl} serves none of the bindings asked for: asked ${wanted}; it lists ${listed}`,
+      `the agent card at ${cardUrl} serves none of the bindings asked for at A2A 1.0: asked ${wanted}; it lists ${listed}`,
     );
   }
   return {

@@ -26,7 +26,8 @@ Options:
   -h, --help             show this help
 
 Exit code: 0 when no rule fails, 1 when a rule fails or the run could not
-complete, 2 for a usage error or an agent card the kit cannot run against.`;
+complete, 2 for a usage error, an agent card the kit cannot run against, or a
+report file it cannot write.`;
 
 export interface KitCliOptions {
   readonly cardUrl: string;

@@ -100,8 +100,16 @@ describe('the CLI end to end', () => {
             extensions: [{ uri: 'https://a2a-reminders.dev/extensions/task-reminders/v1' }],
           },
           supportedInterfaces: [
-            { url: 'http://127.0.0.1:1/jsonrpc', protocolBinding: 'JSONRPC' },
-            { url: 'http://127.0.0.1:1/rest', protocolBinding: 'HTTP+JSON' },
+            {
+              url: 'http://127.0.0.1:1/jsonrpc',
+              protocolBinding: 'JSONRPC',
+              protocolVersion: '1.0',
+            },
+            {
+              url: 'http://127.0.0.1:1/rest',
+              protocolBinding: 'HTTP+JSON',
+              protocolVersion: '1.0',
+            },
           ],
         }),
       );

@@ -122,11 +122,8 @@ verifies('R42-metadata-depth', async ({ arm, wire }) => {
       levels,
       verdict: 'INVALID_ARGUMENT reminder.metadata',
     });
-    if (!outcome.ok) {
-      expect(outcome.error.fieldViolations[0]?.description).toBe(
-        'must nest at most 32 levels of objects and arrays',
-      );
-    }
+    // The spec fixes the field, not the wording (core's own tests hold its text).
+    if (!outcome.ok) expect(outcome.error.fieldViolations[0]?.description).toMatch(/\S/);
   }
   const listed = await listEverywhere(wire, taskId);
   for (const arm of BINDINGS) {

@@ -1,5 +1,6 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { expect } from 'vitest';
+import { advertisedLimit } from '../harness/advertised-limits.js';
 import { reminderError } from '../harness/observe.js';
 import { rawCall } from '../harness/raw-call.js';
 import { ACTIVATED_HEADERS } from '../harness/raw-wire.js';
@@ -53,6 +54,10 @@ verifies('R8-validation-reporting', async ({ arm, wire }) => {
 const long = (n: number) => 'a'.repeat(n);
 
 verifies('R9-field-rules', async ({ wire }) => {
+  // The agent's own limits (R2): the defaults in process, whatever the agent under test advertises.
+  const maxBody = advertisedLimit(wire.card, 'maxBodyChars');
+  const maxTtl = advertisedLimit(wire.card, 'maxTtlTurns');
+  const maxMetadata = advertisedLimit(wire.card, 'maxMetadataBytes');
   const taskId = await wire.tasks.create();
   const base = { id: 'r', body: 'fine' };
   const rejected: Array<[string, JsonObject]> = [
@@ -63,16 +68,16 @@ verifies('R9-field-rules', async ({ wire }) => {
     ['reminder.id', { reminder: { ...base, id: 'slash/id' } }],
     ['reminder.body', { reminder: { ...base, body: '' } }],
     ['reminder.body', { reminder: { ...base, body: ' \n\t ' } }],
-    ['reminder.body', { reminder: { ...base, body: long(4097) } }],
+    ['reminder.body', { reminder: { ...base, body: long(maxBody + 1) } }],
     ['reminder.body', { reminder: { ...base, body: 'bell\u0007' } }],
     ['reminder.body', { reminder: { ...base, body: 'esc\u001b[0m' } }],
     ['reminder.dedupeKey', { reminder: { ...base, dedupeKey: long(257) } }],
     ['reminder.ttlTurns', { reminder: { ...base, ttlTurns: 0 } }],
-    ['reminder.ttlTurns', { reminder: { ...base, ttlTurns: 21 } }],
+    ['reminder.ttlTurns', { reminder: { ...base, ttlTurns: maxTtl + 1 } }],
     ['reminder.ttlTurns', { reminder: { ...base, ttlTurns: -1 } }],
     ['reminder.roleHint', { reminder: { ...base, roleHint: long(33) } }],
     ['reminder.source', { reminder: { ...base, source: long(257) } }],
-    ['reminder.metadata', { reminder: { ...base, metadata: { blob: long(16 * 1024) } } }],
+    ['reminder.metadata', { reminder: { ...base, metadata: { blob: long(maxMetadata) } } }],
   ];
   for (const [field, request] of rejected) {
     const outcome = await rawCall(
@@ -108,15 +113,15 @@ verifies('R9-field-rules', async ({ wire }) => {
     taskId,
     reminder: {
       id: `A-z0.9_:${long(120)}`,
-      body: `line\nwith\ttab ${long(4000)}`,
+      body: `line\nwith\ttab ${long(maxBody - 14)}`,
       dedupeKey: long(256),
-      ttlTurns: 20,
+      ttlTurns: maxTtl,
       roleHint: long(32),
       source: long(256),
-      metadata: { blob: long(16 * 1024 - 20) },
+      metadata: { blob: long(maxMetadata - 20) },
     },
   });
-  expect(edge.record?.reminder?.ttlTurns).toBe(20);
+  expect(edge.record?.reminder?.ttlTurns).toBe(maxTtl);
   const defaulted = await wire.client.injectTaskReminder({
     taskId,
     reminder: { id: 'd', body: 'x' },
