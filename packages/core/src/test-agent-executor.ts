@@ -1,4 +1,4 @@
-import type { TaskStatus } from '@a2a-js/sdk';
+import type { Message, TaskStatus } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
 import type {
   AgentExecutionEvent,
@@ -179,24 +179,14 @@ export class TestAgentExecutor implements AgentExecutor {
 
   /** `hold` as a new message: creates the task in WORKING, its execution running. */
   async #hold(requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const { taskId, contextId } = requestContext;
     const execution = this.#start(requestContext, bus);
-    bus.publish(
-      AgentEvent.task({
-        id: taskId,
-        contextId,
-        status: status(TaskState.TASK_STATE_WORKING),
-        history: [requestContext.userMessage],
-        artifacts: [],
-        metadata: undefined,
-      }),
-    );
+    bus.publish(workingTask(requestContext, [requestContext.userMessage]));
     await this.#run(execution);
   }
 
   /** `hold` as a follow-up on an INPUT_REQUIRED task: a new execution of it, back in WORKING. */
   async #resume(requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const { taskId, contextId } = requestContext;
+    const { taskId } = requestContext;
     const previous = this.#tasks.get(taskId)?.execution;
     if (previous !== undefined) {
       if (!previous.closing) throw new Error(`hold: task ${taskId} is running already`);
@@ -209,17 +199,8 @@ export class TestAgentExecutor implements AgentExecutor {
       throw new Error(`hold: task ${taskId} is ${taskStateName(state)}, not INPUT_REQUIRED`);
     }
     const execution = this.#start(requestContext, bus);
-    bus.publish(
-      AgentEvent.task({
-        id: taskId,
-        contextId,
-        status: status(TaskState.TASK_STATE_WORKING),
-        // The task keeps its stored history and artifacts (empty lists keep them).
-        history: [],
-        artifacts: [],
-        metadata: undefined,
-      }),
-    );
+    // The task keeps its stored history and artifacts (empty lists keep them).
+    bus.publish(workingTask(requestContext, []));
     await this.#run(execution);
   }
 
@@ -415,6 +396,18 @@ function publishState(
   bus.publish(
     AgentEvent.statusUpdate({ taskId, contextId, status: status(state), metadata: undefined }),
   );
+}
+
+/** The task event that opens an execution: the task WORKING, with `history` (artifacts kept). */
+function workingTask(requestContext: RequestContext, history: Message[]): AgentExecutionEvent {
+  return AgentEvent.task({
+    id: requestContext.taskId,
+    contextId: requestContext.contextId,
+    status: status(TaskState.TASK_STATE_WORKING),
+    history,
+    artifacts: [],
+    metadata: undefined,
+  });
 }
 
 function status(state: TaskState): TaskStatus {

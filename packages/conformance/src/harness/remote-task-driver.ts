@@ -2,7 +2,7 @@ import type { Task } from '@a2a-js/sdk';
 import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import type { ReminderClient, ReminderTurn, SurfacedReminder } from '@a2a-reminders/core';
-import { reminderPages } from '@a2a-reminders/core';
+import { isTerminalState, reminderPages, taskStateName } from '@a2a-reminders/core';
 import type {
   TestAgentAck,
   TestAgentCommand,
@@ -18,13 +18,6 @@ import { notObservable } from './not-observable.js';
 import { StreamWatch } from './stream-watch.js';
 import type { Caller, TaskDriver } from './task-driver.js';
 import { poll } from './wait.js';
-
-const TERMINAL = new Set<TaskState>([
-  TaskState.TASK_STATE_COMPLETED,
-  TaskState.TASK_STATE_FAILED,
-  TaskState.TASK_STATE_CANCELED,
-  TaskState.TASK_STATE_REJECTED,
-]);
 
 export interface RemoteDriverOptions {
   readonly binding: string;
@@ -117,9 +110,9 @@ export function remoteTaskDriver(
       taskId,
       (task) => {
         const now = task.status?.state;
-        if (now !== state && now !== undefined && TERMINAL.has(now)) {
+        if (now !== state && isTerminalState(now)) {
           throw new Error(
-            `test-agent contract: waiting for ${what}, the task ended ${TaskState[now]}`,
+            `test-agent contract: waiting for ${what}, the task ended ${taskStateName(now)}`,
           );
         }
         return now === state;
@@ -285,7 +278,7 @@ export function remoteTaskDriver(
         [...created].map(async (id) => {
           const task = await sdk.getTask({ tenant: '', id }, call).catch(() => undefined);
           const state = task?.status?.state;
-          if (state === undefined || TERMINAL.has(state)) return;
+          if (state === undefined || isTerminalState(state)) return;
           await sdk
             .cancelTask({ tenant: '', id, metadata: undefined }, call)
             .catch(() => undefined);

@@ -42,6 +42,17 @@ export function armsOf(requirement: Requirement): readonly Arm[] {
   return requirement.arms ?? ARMS;
 }
 
+/** `[arm] id: behavior`, or `[arm] id (variant): behavior`: in process and in the kit alike (kit/case-name.ts reads it). */
+function caseName(
+  arm: Arm,
+  id: RequirementId,
+  requirement: Requirement,
+  options: VerifyOptions,
+): string {
+  const label = options.variant === undefined ? id : `${id} (${options.variant})`;
+  return `[${arm}] ${label}: ${requirement.behavior}`;
+}
+
 function armsOfCase(requirement: Requirement, options: VerifyOptions): readonly Arm[] {
   const arms = armsOf(requirement);
   return options.arms === undefined ? arms : arms.filter((arm) => options.arms?.includes(arm));
@@ -78,8 +89,7 @@ export function verifies(
     const known = requirement.knownFailures?.find(
       (f) => f.arm === arm && f.variant === options.variant,
     );
-    const label = options.variant === undefined ? id : `${id} (${options.variant})`;
-    const name = `[${arm}] ${label}: ${requirement.behavior}`;
+    const name = caseName(arm, id, requirement, options);
     const body = async (): Promise<void> => {
       const stackOptions =
         typeof options.stack === 'function' ? options.stack() : (options.stack ?? {});
@@ -115,8 +125,7 @@ function verifiesFromOutside(
       (target.bindings?.includes(arm as KitBinding) ?? true),
   );
   for (const binding of bindings) {
-    const label = options.variant === undefined ? id : `${id} (${options.variant})`;
-    test(`[${binding}] ${label}: ${requirement.behavior}`, async (context: TestContext) => {
+    test(caseName(binding, id, requirement, options), async (context: TestContext) => {
       const meta: { -readonly [K in keyof KitCaseMeta]: KitCaseMeta[K] } = {
         requirement: id,
         rule: requirement.rule,
