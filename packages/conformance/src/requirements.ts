@@ -50,7 +50,7 @@ const REPLICA_NOTE =
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R64) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R65) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -163,6 +163,12 @@ export const requirements = {
     source: spec('R12'),
     behavior:
       'COMPLETED, FAILED, CANCELED and REJECTED tasks refuse with TASK_TERMINAL carrying taskId and taskState',
+  },
+  'R65-running-execution-status': {
+    rule: 'R65',
+    source: spec('R65'),
+    behavior:
+      "an inject sent right after the task's running execution published a new state (SUBMITTED, WORKING, INPUT_REQUIRED) answers with that state and is accepted PENDING, and in process an inject follows the running execution's WORKING where the stored task says INPUT_REQUIRED; that the task store is not read is core's own test (service-task-on-bus.test.ts)",
   },
   'R13-idempotent-resend': {
     rule: 'R13',

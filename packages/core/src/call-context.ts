@@ -25,23 +25,28 @@ export interface BuildCallContextOptions {
   readonly contextBuilder?: ServerCallContextBuilder | undefined;
 }
 
-function header(headers: RequestHeaders, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    return Array.isArray(value) ? value.join(',') : value;
+/**
+ * The named header, its values joined (`first`: only the first). Node and
+ * grpc-js give header names in lower case, so a direct read finds them
+ * without copying every header into an array; the case-blind scan is for
+ * headers built by hand.
+ */
+function header(headers: RequestHeaders, wanted: string, first: boolean): string | undefined {
+  let value = headers[wanted];
+  if (value === undefined) {
+    for (const key of Object.keys(headers)) {
+      if (key.toLowerCase() !== wanted || headers[key] === undefined) continue;
+      value = headers[key];
+      break;
+    }
   }
-  return undefined;
+  if (!Array.isArray(value)) return value;
+  return first ? value[0] : value.join(',');
 }
 
-function firstHeader(headers: RequestHeaders, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    return Array.isArray(value) ? value[0] : value;
-  }
-  return undefined;
-}
+/** Lower-case names, computed once. */
+const VERSION_HEADER = A2A_VERSION_HEADER.toLowerCase();
+const EXTENSION_HEADER = HTTP_EXTENSION_HEADER.toLowerCase();
 
 /**
  * Builds the ServerCallContext for a reminder rpc exactly as the SDK's
@@ -56,9 +61,11 @@ function firstHeader(headers: RequestHeaders, name: string): string | undefined 
 export function buildCallContext(options: BuildCallContextOptions): ServerCallContext {
   try {
     const builder = options.contextBuilder ?? defaultServerCallContextBuilder;
-    const requestedVersion = firstHeader(options.headers, A2A_VERSION_HEADER) || undefined;
+    const requestedVersion = header(options.headers, VERSION_HEADER, true) || undefined;
     const input: ServerCallContextBuilderOptions = {
-      extensions: Extensions.parseServiceParameter(header(options.headers, HTTP_EXTENSION_HEADER)),
+      extensions: Extensions.parseServiceParameter(
+        header(options.headers, EXTENSION_HEADER, false),
+      ),
       user: options.user,
       headers: options.headers,
       ...(requestedVersion === undefined ? {} : { requestedVersion }),

@@ -17,7 +17,7 @@ type UnaryCall = (
  * `readViolations` are the fields the binding could not read (R8); the
  * handler reports them after authentication and activation (R45).
  */
-export async function callReminderRpc(
+export function callReminderRpc(
   handler: ReminderRpcHandler,
   rpc: ReminderRpc,
   request: Message,
@@ -28,11 +28,20 @@ export async function callReminderRpc(
     rpc.method.localName
   ];
   if (typeof method !== 'function') {
-    throw new ReminderError('UNIMPLEMENTED', `the reminder service does not implement ${rpc.name}`);
+    return Promise.reject(
+      new ReminderError('UNIMPLEMENTED', `the reminder service does not implement ${rpc.name}`),
+    );
   }
-  if (readViolations.length === 0) return method.call(handler, request, context);
-  await method.call(handler, request, context, readViolations);
-  // A handler that ignored them still never answers success for a request
-  // that was not read in full.
-  throw ReminderError.invalidArgument(readViolations);
+  // The handler's own promise, without an async frame around it (every
+  // call); a handler that throws instead of rejecting still rejects.
+  try {
+    if (readViolations.length === 0) return method.call(handler, request, context);
+    return method.call(handler, request, context, readViolations).then(() => {
+      // A handler that ignored them still never answers success for a request
+      // that was not read in full.
+      throw ReminderError.invalidArgument(readViolations);
+    });
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

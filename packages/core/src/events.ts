@@ -2,10 +2,10 @@ import type { TaskReminderEvent, TaskReminderEventBatch } from '@a2a-reminders/p
 import { TaskReminderEventBatchSchema, TaskReminderEventSchema } from '@a2a-reminders/proto';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { create, toJson } from '@bufbuild/protobuf';
-import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
 import { forwardOf } from './records.js';
 import type { StoredForward, StoredReminder } from './store.js';
+import { timestampOfMs } from './timestamp.js';
 
 /** The lifecycle events the service emits (R18, advertised on the card per R2). */
 export const REMINDER_EVENT_KINDS = [
@@ -23,7 +23,7 @@ function event(reminder: StoredReminder, nowMs: number, body: EventBody): TaskRe
   return create(TaskReminderEventSchema, {
     reminderId: reminder.id,
     dedupeKey: reminder.dedupeKey,
-    eventTime: timestampFromMs(nowMs),
+    eventTime: timestampOfMs(nowMs),
     event: body,
   });
 }

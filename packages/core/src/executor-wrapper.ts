@@ -36,6 +36,8 @@ export class ExecutorWrapper {
         if (this.steps.replicas === undefined) {
           buses.stateOf(real).knownCallers.add(storeKeyString(key));
         }
+        // R65: injects take the task off this bus only while an execution runs.
+        buses.stateOf(real).executing += 1;
         try {
           // R52: this replica runs the task, so it delivers the task's events
           // committed anywhere, for as long as the bus lives. Without replicas
@@ -64,6 +66,7 @@ export class ExecutorWrapper {
           if (bus.hasStarted) buses.releaseBeforeFailure(real);
           throw error;
         } finally {
+          buses.stateOf(real).executing -= 1;
           bus.settleFirstEvent();
         }
       },

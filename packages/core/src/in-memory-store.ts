@@ -62,9 +62,16 @@ export class InMemoryReminderStore implements ReminderStore {
     mutate: (tx: ReminderTransaction) => Promise<T>,
   ): Promise<T> {
     const k = storeKeyString(key);
-    const run = () => this.runTransaction(k, mutate);
-    const previous = this.locks.get(k) ?? Promise.resolve();
-    const next = previous.then(run, run);
+    const previous = this.locks.get(k);
+    let next: Promise<T>;
+    if (previous === undefined) {
+      // The task's lock is free: start now rather than a microtask later.
+      // Nothing else runs before the lock is taken below.
+      next = this.runTransaction(k, mutate);
+    } else {
+      const run = () => this.runTransaction(k, mutate);
+      next = previous.then(run, run);
+    }
     this.locks.set(k, next);
     const release = () => {
       if (this.locks.get(k) === next) this.locks.delete(k);
@@ -282,17 +289,16 @@ class InMemoryTransaction implements ReminderTransaction {
 }
 
 function copyOf(reminder: ReminderWrite, seq: number): StoredReminder {
-  const copy: StoredReminder = {
+  // One spread: a second one for the metadata made every new record twice.
+  return {
     ...reminder,
     seq,
+    metadata: reminder.metadata === undefined ? undefined : structuredClone(reminder.metadata),
     acceptance: {
       displacedReminderIds: [...reminder.acceptance.displacedReminderIds],
       taskState: reminder.acceptance.taskState,
     },
   };
-  return reminder.metadata === undefined
-    ? copy
-    : { ...copy, metadata: structuredClone(reminder.metadata) };
 }
 
 function setLiveness(

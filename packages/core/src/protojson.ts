@@ -3,6 +3,7 @@ import { create, mergeFromJson, ScalarType, toJson } from '@bufbuild/protobuf';
 import type { FieldViolation } from './errors.js';
 import { hasLoneSurrogate, LONE_SURROGATE_DESCRIPTION, metadataViolations } from './json-safety.js';
 import type { ReadRequest } from './read-request.js';
+import { RESPONSE_JSON_WRITERS } from './response-json.js';
 import { throwIfInvalid } from './validation.js';
 
 /** Requests nest a handful of messages; anything deeper is not one of ours. */
@@ -68,12 +69,17 @@ export function parseRequestJson<Desc extends DescMessage>(
   return read.request;
 }
 
-/** The ProtoJSON of a response (camelCase names, defaults omitted). */
+/**
+ * The ProtoJSON of a response (camelCase names, defaults omitted): written
+ * field by field for the reminder rpcs' responses (response-json.ts), by
+ * protobuf-es for anything else or anything unusual.
+ */
 export function toResponseJson<Desc extends DescMessage>(
   schema: Desc,
   message: MessageShape<Desc>,
 ): JsonValue {
-  return toJson(schema, message);
+  const write = RESPONSE_JSON_WRITERS.get(schema.typeName);
+  return write?.(message as never) ?? toJson(schema, message);
 }
 
 const fieldsByKey = new WeakMap<DescMessage, Map<string, DescField>>();
@@ -177,16 +183,28 @@ function readField<Desc extends DescMessage>(
   if (field.fieldKind === 'scalar' && field.scalar === ScalarType.STRING) {
     if (typeof value !== 'string') return 'must be a string';
     if (hasLoneSurrogate(value)) return LONE_SURROGATE_DESCRIPTION;
-    return merge(schema, message, key, value);
+    // Stored as is, which is all protobuf-es does with a JSON string; set
+    // here without its reflection, on every field of every request.
+    setField(message, field, value);
+    return undefined;
   }
   if (field.fieldKind === 'scalar' && INTEGER_SCALARS.has(field.scalar)) {
     const integer = 'must be an integer (a JSON number, or a string holding one in decimal)';
     if (typeof value === 'string' ? !JSON_NUMBER.test(value) : typeof value !== 'number') {
       return integer;
     }
+    if (field.scalar === ScalarType.INT32 && isInt32(value)) {
+      // A JSON number in range, stored as protobuf-es stores it.
+      setField(message, field, value);
+      return undefined;
+    }
     return merge(schema, message, key, value) === undefined ? undefined : integer;
   }
   return merge(schema, message, key, value);
+}
+
+function isInt32(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= -(2 ** 31) && (value as number) < 2 ** 31;
 }
 
 /** Lets protobuf-es read the one field `key` into `message`. */

@@ -54,6 +54,12 @@ export interface BusState {
    * (rpc-handlers.ts).
    */
   readonly knownCallers: Set<string>;
+  /**
+   * Executions on this bus whose `execute` has not returned. The A2A server
+   * keeps the bus of an interrupted task after its execution ended; R65
+   * holds only while one runs.
+   */
+  executing: number;
 }
 
 /** The status a batch falls back to when the bus has shown none yet, as loaded with its task. */
@@ -125,6 +131,7 @@ export class BusRegistry {
         held: undefined,
         delayed: undefined,
         knownCallers: new Set(),
+        executing: 0,
       };
       real.on('event', (event) => {
         observe(s, event);

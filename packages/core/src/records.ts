@@ -6,10 +6,10 @@ import {
   TaskReminderSchema,
 } from '@a2a-reminders/proto';
 import { equals } from '@bufbuild/protobuf';
-import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { acceptedContent, reminderOf } from './reminder-content.js';
 import type { ReminderWrite, StoredForward, StoredReminder, StoredReminderState } from './store.js';
 import { isLiveState } from './store.js';
+import { timestampOfMs } from './timestamp.js';
 
 const protoState: Record<StoredReminderState, ReminderState> = {
   PENDING: ReminderState.PENDING,
@@ -44,8 +44,8 @@ function record(taskId: string, stored: ReminderWrite, asAccepted: boolean): Tas
     taskId,
     reminder: reminderOf(stored),
     state: asAccepted ? ReminderState.PENDING : protoState[stored.state],
-    createTime: timestampFromMs(stored.createTimeMs),
-    endTime: ended ? timestampFromMs(stored.endTimeMs ?? 0) : undefined,
+    createTime: timestampOfMs(stored.createTimeMs),
+    endTime: ended ? timestampOfMs(stored.endTimeMs ?? 0) : undefined,
     firstTurn: asAccepted ? undefined : stored.firstTurn,
     turnsRemaining: asAccepted ? stored.ttlTurns : turnsRemainingOf(stored),
     displacedBy: asAccepted ? '' : (stored.displacedBy ?? ''),
@@ -61,7 +61,7 @@ export function forwardOf(forward: StoredForward): ReminderForward {
     reminderId: forward.reminderId,
     state: forward.state === undefined ? ReminderState.UNSPECIFIED : protoState[forward.state],
     refusal: forward.refusal ?? '',
-    updateTime: timestampFromMs(forward.updateTimeMs),
+    updateTime: timestampOfMs(forward.updateTimeMs),
   };
 }
 

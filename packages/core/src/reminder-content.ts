@@ -1,16 +1,17 @@
 import type { ReminderProvenance, TaskReminder } from '@a2a-reminders/proto';
 import { ReminderProvenanceSchema, TaskReminderSchema } from '@a2a-reminders/proto';
-import { create, fromJsonString, toJsonString } from '@bufbuild/protobuf';
+import { fromJsonString, toJsonString } from '@bufbuild/protobuf';
 import { DEFAULT_TTL_TURNS } from './limits.js';
 
 /**
  * The fields of a TaskReminder (R9), without protobuf-es's message brand.
  * Every type that carries a reminder's content (StoredReminder,
- * SurfacedReminder) derives from it, and the functions below copy content
- * without naming a field, so a field added to the proto reaches the
- * in-memory store and the worker without being restated by hand. The
- * database store maps columns by hand (`rows.ts`): a new field that is
- * not `optional` fails to compile there until it has a column.
+ * SurfacedReminder) derives from it. The copies below name every field in
+ * a literal checked against the type, so a field added to the proto fails
+ * to compile here until they carry it; the turn's copy (turns.ts) reads the
+ * schema's field list. The database store maps columns by hand (`rows.ts`):
+ * a new field that is not `optional` fails to compile there until it has a
+ * column.
  */
 export type ReminderFields = Omit<TaskReminder, '$typeName' | '$unknown'>;
 
@@ -20,32 +21,29 @@ export type ReminderContent = Readonly<Omit<ReminderFields, 'ttlTurns'>> & {
 };
 
 /**
- * The schema's field names, read once: content is copied field by field onto
- * fresh objects of one shape, which V8 handles far faster than an object rest
- * and spread (a new hidden class per call) or `create`'s reflection, on the
- * path of every inject.
+ * Every field of ReminderFields, none optional: a literal checked against it
+ * names them all, so a field added to the proto fails to compile here until
+ * the copies below carry it (the tests walk the schema's field list too).
  */
-const REMINDER_FIELDS: readonly (keyof ReminderFields)[] = TaskReminderSchema.fields.map(
-  (field) => field.localName as keyof ReminderFields,
-);
+type EveryReminderField = { [K in keyof ReminderFields]-?: ReminderFields[K] | undefined };
 
-/** Every field at its default, for content that lacks one. */
-const EMPTY_REMINDER: TaskReminder = create(TaskReminderSchema);
-
-/** A message's fields, without its brand (and without unknown fields, which are never kept). */
-export function fieldsOf(reminder: TaskReminder): ReminderFields {
-  const fields: Record<string, unknown> = {};
-  for (const name of REMINDER_FIELDS) fields[name] = reminder[name];
-  return fields as unknown as ReminderFields;
-}
-
-/** The content of a request's reminder, the default ttl applied (R9). */
+/**
+ * The content of a request's reminder, the default ttl applied (R9), without
+ * the message brand or unknown fields (never kept). One literal of one shape:
+ * on the path of every inject, a copy keyed by the schema's field names cost
+ * megamorphic property accesses and a record shape V8 could not predict.
+ */
 export function acceptedContent(reminder: TaskReminder): ReminderContent {
-  const content = fieldsOf(reminder) as {
-    -readonly [K in keyof ReminderFields]: ReminderFields[K];
-  };
-  content.ttlTurns = reminder.ttlTurns ?? DEFAULT_TTL_TURNS;
-  return content as ReminderContent;
+  return {
+    id: reminder.id,
+    body: reminder.body,
+    dedupeKey: reminder.dedupeKey,
+    ttlTurns: reminder.ttlTurns ?? DEFAULT_TTL_TURNS,
+    roleHint: reminder.roleHint,
+    source: reminder.source,
+    metadata: reminder.metadata,
+    provenance: reminder.provenance,
+  } satisfies EveryReminderField;
 }
 
 /** R58: a reminder's provenance as ProtoJSON text, for a store that keeps it in a column. */
@@ -61,11 +59,20 @@ export function provenanceFromText(text: string): ReminderProvenance {
 /**
  * The TaskReminder of a record (any value carrying reminder content, a
  * StoredReminder included): exactly the schema's fields, so the record's
- * bookkeeping stays behind and an unset optional stays unset; a field the
- * content lacks gets its default, as `create` would give it.
+ * bookkeeping stays behind and an unset optional stays unset; a string the
+ * content lacks (a row of an older schema) gets its default, as `create`
+ * would give it.
  */
 export function reminderOf(content: ReminderContent): TaskReminder {
-  const reminder: Record<string, unknown> = { $typeName: TaskReminderSchema.typeName };
-  for (const name of REMINDER_FIELDS) reminder[name] = content[name] ?? EMPTY_REMINDER[name];
-  return reminder as unknown as TaskReminder;
+  return {
+    $typeName: TaskReminderSchema.typeName,
+    id: content.id ?? '',
+    body: content.body ?? '',
+    dedupeKey: content.dedupeKey ?? '',
+    ttlTurns: content.ttlTurns,
+    roleHint: content.roleHint ?? '',
+    source: content.source ?? '',
+    metadata: content.metadata,
+    provenance: content.provenance,
+  } satisfies EveryReminderField & Pick<TaskReminder, '$typeName'>;
 }

@@ -65,14 +65,15 @@ export class ReminderRpcs implements ReminderRpcHandler {
     context: ServerCallContext,
     readViolations: readonly FieldViolation[] = [],
   ): Promise<InjectTaskReminderResponse> {
-    return guard(async () => {
+    // Every rpc throws only ReminderError (ReminderRpcHandler's contract).
+    // The steps are written out, without a wrapper closure per call: this is
+    // the path of every inject.
+    try {
       const taskId = request.taskId;
-      const { key, task } = await this.enter(
-        context,
-        taskId,
-        () => injectRequestViolations(request, this.steps.limits, readViolations),
-        () => throwIfForwardRefused(request, this.steps.limits),
-      );
+      this.admit(context);
+      throwIfInvalid(injectRequestViolations(request, this.steps.limits, readViolations));
+      throwIfForwardRefused(request, this.steps.limits);
+      const { key, task } = await this.lookUp(context, taskId, true);
       const reminder = storable(request.reminder);
       const state = task.status?.state;
       const nowMs = this.steps.nowMs();
@@ -92,10 +93,13 @@ export class ReminderRpcs implements ReminderRpcHandler {
           });
         },
       );
-      await this.publishToTask(context, key, task, outcome);
+      const publishing = this.publishToTask(context, key, task, outcome);
+      if (publishing !== undefined) await publishing;
       this.steps.changed(key);
       return outcome.result;
-    });
+    } catch (error) {
+      throw ReminderError.from(error);
+    }
   }
 
   async listTaskReminders(
@@ -103,10 +107,10 @@ export class ReminderRpcs implements ReminderRpcHandler {
     context: ServerCallContext,
     readViolations: readonly FieldViolation[] = [],
   ): Promise<ListTaskRemindersResponse> {
-    return guard(async () => {
-      const { key } = await this.enter(context, request.taskId, () =>
-        listRequestViolations(request, readViolations),
-      );
+    try {
+      this.admit(context);
+      throwIfInvalid(listRequestViolations(request, readViolations));
+      const { key } = await this.lookUp(context, request.taskId);
       // R49: one page, read atomically; the token names the last record's sequence number.
       const page = await this.steps.store.page(key, pageQueryOf(request));
       if (page === undefined || this.steps.expired(page.ended?.purgeAfterMs)) {
@@ -117,7 +121,9 @@ export class ReminderRpcs implements ReminderRpcHandler {
         reminders: page.reminders.map((r) => recordOf(request.taskId, r)),
         nextPageToken: page.more && last !== undefined ? encodePageToken(last.seq) : '',
       });
-    });
+    } catch (error) {
+      throw ReminderError.from(error);
+    }
   }
 
   async cancelTaskReminder(
@@ -125,10 +131,10 @@ export class ReminderRpcs implements ReminderRpcHandler {
     context: ServerCallContext,
     readViolations: readonly FieldViolation[] = [],
   ): Promise<CancelTaskReminderResponse> {
-    return guard(async () => {
-      const { key, task } = await this.enter(context, request.taskId, () =>
-        cancelRequestViolations(request, readViolations),
-      );
+    try {
+      this.admit(context);
+      throwIfInvalid(cancelRequestViolations(request, readViolations));
+      const { key, task } = await this.lookUp(context, request.taskId);
       const nowMs = this.steps.nowMs();
       const outcome = await this.steps.commit(key, async (tx) => {
         if (tx.ended !== undefined && this.steps.expired(tx.ended.purgeAfterMs)) {
@@ -139,21 +145,16 @@ export class ReminderRpcs implements ReminderRpcHandler {
       await this.publishToTask(context, key, task, outcome);
       this.steps.changed(key);
       return create(CancelTaskReminderResponseSchema, { record: outcome.result });
-    });
+    } catch (error) {
+      throw ReminderError.from(error);
+    }
   }
 
   /**
-   * R5, R3, R8, R7 in that order: authentication, activation, validation
-   * (and, for an inject, R60 and R61), then the task lookup with the
-   * caller's own context. A terminal task whose reminders are still live has
-   * them ended now (R29).
+   * R5 then R3: authentication, then activation. Each rpc then checks its
+   * request (R8; for an inject, R60 and R61 too) before {@link lookUp}.
    */
-  private async enter(
-    context: ServerCallContext,
-    taskId: string,
-    violations: () => FieldViolation[],
-    forwardChecks?: () => void,
-  ): Promise<{ readonly key: ReminderStoreKey; readonly task: EnteredTask }> {
+  private admit(context: ServerCallContext): void {
     if (this.parts.requireAuthentication && !context.user?.isAuthenticated) {
       throw new ReminderError('UNAUTHENTICATED', 'authentication required');
     }
@@ -165,21 +166,42 @@ export class ReminderRpcs implements ReminderRpcHandler {
       );
     }
     context.addActivatedExtension(TASK_REMINDERS_EXTENSION_URI);
-    throwIfInvalid(violations());
-    forwardChecks?.();
-    // The caller's scope, resolved only once the checks above passed (R5).
+  }
+
+  /**
+   * R7, once the request passed its checks: the task as the caller's own
+   * context finds it. An inject takes a running execution's view first
+   * (R65); otherwise the task store is read, and a terminal task whose
+   * reminders are still live has them ended now (R29). A task the A2A
+   * server has not stored yet is found on its bus either way.
+   */
+  private async lookUp(
+    context: ServerCallContext,
+    taskId: string,
+    forInject = false,
+  ): Promise<{ readonly key: ReminderStoreKey; readonly task: EnteredTask }> {
+    // The caller's scope, resolved only once the checks passed (R5).
     const key = this.steps.keyOf(context, taskId);
+    const busManager = this.parts.busManager;
+    const running = forInject
+      ? this.startedByCaller(key, busManager.getByTaskId(taskId, context), true)
+      : undefined;
+    if (running !== undefined) {
+      await this.parts.sweeper.maybeSweep();
+      return { key, task: running };
+    }
     const task = await this.parts.taskStore.load(taskId, context);
     if (task === undefined || task.id !== taskId) {
-      const running = this.startedByCaller(key, this.parts.busManager.getByTaskId(taskId, context));
+      // Not stored yet: its execution may just have published it.
+      const unstored = this.startedByCaller(key, busManager.getByTaskId(taskId, context), false);
       // R7: one message and metadata for unknown and foreign tasks alike.
-      if (running === undefined) {
+      if (unstored === undefined) {
         throw new ReminderError('TASK_NOT_FOUND', `Task not found: ${taskId}`, {
           metadata: { taskId },
         });
       }
       await this.parts.sweeper.maybeSweep();
-      return { key, task: running };
+      return { key, task: unstored };
     }
     await this.parts.sweeper.maybeSweep();
     await this.parts.taskEnd.endIfTerminal(context, task);
@@ -187,14 +209,21 @@ export class ReminderRpcs implements ReminderRpcHandler {
   }
 
   /**
-   * A task the A2A server has not stored yet (its execution just published
-   * it), as its bus shows it, for the caller that started the execution
-   * (executor-wrapper.ts): the same scope the task will be stored under (R7).
-   * Not with replicas, whose task store other replicas also write (R55).
+   * The task as the bus of its running execution shows it, for a caller of
+   * the scope that started the execution (executor-wrapper.ts): the scope
+   * the A2A server stores the task under (R7). An inject takes it without
+   * reading the task store, nor copying the task out of it (R65); it also
+   * finds a task the server has not stored yet (its execution just published
+   * it). Undefined when the bus has shown no status or a terminal one (R29
+   * needs the stored task), and with replicas, whose task store other
+   * replicas also write (R55). `whileExecuting` (R65): only while an
+   * execution runs on the bus, which the A2A server keeps after an
+   * interrupted task's execution ended.
    */
   private startedByCaller(
     key: ReminderStoreKey,
     bus: ExecutionEventBus | undefined,
+    whileExecuting: boolean,
   ): EnteredTask | undefined {
     if (bus === undefined || this.steps.replicas !== undefined) return undefined;
     const state = this.steps.buses.followed(bus);
@@ -202,22 +231,25 @@ export class ReminderRpcs implements ReminderRpcHandler {
     if (state === undefined || status === undefined || isTerminalState(status.state)) {
       return undefined;
     }
+    if (whileExecuting && state.executing === 0) return undefined;
     if (!state.knownCallers.has(storeKeyString(key))) return undefined;
     // The bus's status is used when known (publisher.ts), so no fallback is needed.
     return { status, fallback: NO_FALLBACK };
   }
 
   /** R30, R32: events of an rpc go to the task's bus if it has one, as it is once committed. */
-  private async publishToTask(
+  private publishToTask(
     context: ServerCallContext,
     key: ReminderStoreKey,
     task: EnteredTask,
     outcome: Committed<unknown>,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const bus = this.parts.busManager.getByTaskId(key.taskId, context);
     // Listen from now on, so later copies follow the bus's own status (R31).
     if (bus !== undefined) this.steps.buses.stateOf(bus);
-    await this.steps.deliver(key, bus, task.fallback, outcome);
+    // Most injects displace nothing: no events, nothing to wait for.
+    if (outcome.events.length === 0) return undefined;
+    return this.steps.deliver(key, bus, task.fallback, outcome);
   }
 }
 
@@ -225,15 +257,6 @@ export class ReminderRpcs implements ReminderRpcHandler {
 interface EnteredTask {
   readonly status: TaskStatus | undefined;
   readonly fallback: StatusFallback;
-}
-
-/** Every rpc throws only ReminderError (ReminderRpcHandler's contract). */
-async function guard<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw ReminderError.from(error);
-  }
 }
 
 /**

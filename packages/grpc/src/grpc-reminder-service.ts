@@ -72,7 +72,10 @@ async function handleUnary(
   }
   const { request } = read;
   const outcome = await runReminderCall({
-    ...options,
+    // Named, not spread: one call shape whatever options the user passed.
+    reminders: options.reminders,
+    requestHandler: options.requestHandler,
+    contextBuilder: options.contextBuilder,
     rpc,
     binding: 'GRPC',
     headers: metadataHeaders(call.metadata),

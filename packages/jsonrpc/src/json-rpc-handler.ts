@@ -144,7 +144,10 @@ async function handleCall(
 ): Promise<void> {
   const outcome = await runHttpReminderCall(
     {
-      ...options,
+      // Named, not spread: one call shape whatever options the user passed.
+      reminders: options.reminders,
+      requestHandler: options.requestHandler,
+      contextBuilder: options.contextBuilder,
       rpc,
       binding: 'JSONRPC',
       headers: req.headers,

@@ -102,7 +102,10 @@ async function handleCall(
   const { tenant, read } = restRequest(rpc, pathValues, fields);
   const outcome = await runHttpReminderCall(
     {
-      ...options,
+      // Named, not spread: one call shape whatever options the user passed.
+      reminders: options.reminders,
+      requestHandler: options.requestHandler,
+      contextBuilder: options.contextBuilder,
       rpc,
       binding: 'HTTP+JSON',
       headers: req.headers,

@@ -1,8 +1,12 @@
+import { TaskState } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
 import { ReminderState } from '@a2a-reminders/proto';
 import { expect } from 'vitest';
+import { NotObservable } from '../harness/not-observable.js';
 import { kinds, reminderError } from '../harness/observe.js';
-import type { EndState } from '../harness/task-driver.js';
+import type { EndState, HoldState } from '../harness/task-driver.js';
 import { verifies } from '../harness/verifies.js';
+import type { Wire } from '../harness/wire.js';
 
 verifies('R10-running-tasks-accept', async ({ wire }) => {
   const working = await wire.tasks.create();
@@ -63,4 +67,56 @@ verifies('R12-terminal-tasks-refuse', async ({ wire }) => {
     );
     expect(error.metadata).toEqual({ taskId, taskState: `TASK_STATE_${state}` });
   }
+});
+
+verifies('R65-running-execution-status', async ({ wire }) => {
+  const taskId = await wire.tasks.create();
+  // The execution keeps running throughout, so each inject is judged by the
+  // state it just published (an interrupted state last: the A2A server stops
+  // storing an execution's states after one).
+  const states: HoldState[] = ['SUBMITTED', 'WORKING', 'INPUT_REQUIRED'];
+  for (const [i, state] of states.entries()) {
+    await wire.tasks.hold(taskId, state, false);
+    const response = await wire.client.injectTaskReminder({
+      taskId,
+      reminder: { id: `r${i}`, body: `after ${state}` },
+    });
+    expect(response.taskState).toBe(`TASK_STATE_${state}`);
+    expect(response.record?.state).toBe(ReminderState.PENDING);
+  }
+  const listed = await wire.client.listTaskReminders({ taskId });
+  expect(listed.reminders.map((r) => [r.reminder?.id, r.state])).toEqual([
+    ['r0', ReminderState.PENDING],
+    ['r1', ReminderState.PENDING],
+    ['r2', ReminderState.PENDING],
+  ]);
+
+  // In process only (the kit cannot write the agent's task store): the
+  // stored task disagrees with the running execution, and the inject
+  // follows the execution.
+  let stack: Wire['stack'];
+  try {
+    stack = wire.stack;
+  } catch (error) {
+    if (error instanceof NotObservable) return;
+    throw error;
+  }
+  const running = await wire.tasks.create();
+  const stored = await wire.tasks.getTask(running);
+  await stack.taskStore.save(
+    {
+      ...stored,
+      status: {
+        state: TaskState.TASK_STATE_INPUT_REQUIRED,
+        message: undefined,
+        timestamp: new Date().toISOString(),
+      },
+    },
+    new ServerCallContext(),
+  );
+  const judged = await wire.client.injectTaskReminder({
+    taskId: running,
+    reminder: { id: 'r', body: 'while working' },
+  });
+  expect(judged.taskState).toBe('TASK_STATE_WORKING');
 });
