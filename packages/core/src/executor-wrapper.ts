@@ -26,7 +26,8 @@ export class ExecutorWrapper {
       execute: async (requestContext, eventBus) => {
         const real = buses.real(eventBus);
         this.scopes.set(real, requestContext);
-        buses.stateOf(real).awaitingFirstEvent += 1;
+        const state = buses.stateOf(real);
+        state.awaitingFirstEvent += 1;
         // R50: what the stored history holds, so reminder updates can repeat its messages.
         buses.knowHistory(real, requestContext.task?.history);
         const bus = this.endingBus(real, requestContext, false);
@@ -34,10 +35,10 @@ export class ExecutorWrapper {
         // The caller that started the execution owns the task (R7): its rpcs
         // find the task on the bus even before the A2A server has stored it.
         if (this.steps.replicas === undefined) {
-          buses.stateOf(real).knownCallers.add(storeKeyString(key));
+          state.knownCallers.add(storeKeyString(key));
         }
         // R65: injects take the task off this bus only while an execution runs.
-        buses.stateOf(real).executing += 1;
+        state.executing += 1;
         try {
           // R52: this replica runs the task, so it delivers the task's events
           // committed anywhere, for as long as the bus lives. Without replicas
@@ -66,7 +67,7 @@ export class ExecutorWrapper {
           if (bus.hasStarted) buses.releaseBeforeFailure(real);
           throw error;
         } finally {
-          buses.stateOf(real).executing -= 1;
+          state.executing -= 1;
           bus.settleFirstEvent();
         }
       },
