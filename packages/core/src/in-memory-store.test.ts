@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryReminderStore } from './in-memory-store.js';
+import type { StoredReminder } from './store.js';
 import { reminderWrite } from './testing/reminder-write.js';
 
 const key = { tenant: '', owner: 'alice', taskId: 't1' };
@@ -186,5 +187,37 @@ describe('InMemoryReminderStore', () => {
     await expect(store.transact(key, async (tx) => tx.put(reminderWrite('a')))).rejects.toThrow(
       'final',
     );
+  });
+
+  it('stores a new record as a copy of every field, its metadata not shared with the caller', async () => {
+    // Required<>: a field added to StoredReminder fails to compile here until it is set.
+    const every: Required<StoredReminder> = {
+      id: 'a',
+      body: 'b',
+      dedupeKey: 'k',
+      ttlTurns: 3,
+      roleHint: 'system',
+      source: 'monitor',
+      metadata: { nested: { n: 1 } },
+      provenance: {
+        $typeName: 'a2a.reminders.v1.ReminderProvenance',
+        hops: [],
+      },
+      seq: 1,
+      state: 'DISPLACED',
+      createTimeMs: 10,
+      endTimeMs: 20,
+      firstTurn: 2,
+      turnsSurfaced: 1,
+      displacedBy: 'z',
+      acceptance: { displacedReminderIds: ['y'], taskState: 'TASK_STATE_WORKING' },
+      forwards: [{ taskId: 'sub', reminderId: 'a-1', state: 'PENDING', updateTimeMs: 15 }],
+    };
+    const store = new InMemoryReminderStore();
+    await store.transact(key, async (tx) => tx.put(every));
+    const stored = (await store.read(key))?.reminders[0];
+    expect(stored).toStrictEqual(every);
+    expect(stored?.metadata).not.toBe(every.metadata);
+    expect(stored?.acceptance).not.toBe(every.acceptance);
   });
 });

@@ -1,3 +1,4 @@
+import { recordWith } from './record-with.js';
 import type {
   ReminderPage,
   ReminderPageQuery,
@@ -214,7 +215,7 @@ class InMemoryTransaction implements ReminderTransaction {
     // boundary O(live) with a small constant.
     const lastSeq = bucket.lastSeq;
     const stored: StoredReminder =
-      previous === undefined ? copyOf(reminder, lastSeq + 1) : { ...reminder, seq: previous.seq };
+      previous === undefined ? copyOf(reminder, lastSeq + 1) : recordWith(reminder, previous.seq);
     if (previous === undefined) bucket.lastSeq = stored.seq;
     // Same key: Map.set keeps a replacement at its acceptance position.
     bucket.records.set(stored.id, stored);
@@ -288,17 +289,15 @@ class InMemoryTransaction implements ReminderTransaction {
   }
 }
 
-function copyOf(reminder: ReminderWrite, seq: number): StoredReminder {
-  // One spread: a second one for the metadata made every new record twice.
-  return {
-    ...reminder,
-    seq,
-    metadata: reminder.metadata === undefined ? undefined : structuredClone(reminder.metadata),
+/** A new record: its metadata copied deeply and its acceptance afresh, so the caller keeps no handle on it. */
+function copyOf(r: ReminderWrite, seq: number): StoredReminder {
+  return recordWith(r, seq, {
+    metadata: r.metadata === undefined ? undefined : structuredClone(r.metadata),
     acceptance: {
-      displacedReminderIds: [...reminder.acceptance.displacedReminderIds],
-      taskState: reminder.acceptance.taskState,
+      displacedReminderIds: [...r.acceptance.displacedReminderIds],
+      taskState: r.acceptance.taskState,
     },
-  };
+  });
 }
 
 function setLiveness(

@@ -8,9 +8,10 @@ import { InjectTaskReminderResponseSchema } from '@a2a-reminders/proto';
 import { ReminderError } from './errors.js';
 import { cancelledEvent, displacedEvent, droppedEvent, expiredEvent } from './events.js';
 import type { ReminderLimits } from './limits.js';
+import { recordWith } from './record-with.js';
 import { acceptedRecordOf, recordOf, sameContent } from './records.js';
-import { acceptedContent } from './reminder-content.js';
-import type { ReminderTransaction, ReminderWrite, StoredReminder } from './store.js';
+import { pendingRecord } from './reminder-content.js';
+import type { ReminderTransaction, ReminderWrite } from './store.js';
 import { isLiveState } from './store.js';
 
 // The state transitions of reminders, each one run inside a store transaction.
@@ -98,22 +99,18 @@ export async function accept(
   }
   const events: TaskReminderEvent[] = [];
   for (const d of displaced) {
-    const ended: StoredReminder = {
-      ...d,
+    const ended = recordWith(d, d.seq, {
       state: 'DISPLACED',
       endTimeMs: nowMs,
       displacedBy: reminder.id,
-    };
+    });
     tx.put(ended);
     events.push(displacedEvent(ended, nowMs, reminder.id));
   }
-  const stored: ReminderWrite = {
-    ...acceptedContent(reminder),
-    state: 'PENDING',
-    createTimeMs: nowMs,
-    turnsSurfaced: 0,
-    acceptance: { displacedReminderIds: displaced.map((d) => d.id), taskState: input.taskState },
-  };
+  const stored = pendingRecord(reminder, nowMs, {
+    displacedReminderIds: displaced.map((d) => d.id),
+    taskState: input.taskState,
+  });
   tx.put(stored);
   if (displaced.length > 0) await purgeRetained(tx, limits);
   return { result: acceptedResponse(taskId, stored), events };
@@ -149,11 +146,11 @@ export async function endAll(
   const events: TaskReminderEvent[] = [];
   for (const r of await tx.live()) {
     if (r.state === 'PENDING') {
-      const ended: StoredReminder = { ...r, state: 'DROPPED', endTimeMs: nowMs };
+      const ended = recordWith(r, r.seq, { state: 'DROPPED', endTimeMs: nowMs });
       tx.put(ended);
       events.push(droppedEvent(ended, nowMs, taskState));
     } else {
-      const ended: StoredReminder = { ...r, state: 'EXPIRED', endTimeMs: nowMs };
+      const ended = recordWith(r, r.seq, { state: 'EXPIRED', endTimeMs: nowMs });
       tx.put(ended);
       events.push(expiredEvent(ended, nowMs, r.turnsSurfaced < r.ttlTurns));
     }
@@ -181,7 +178,7 @@ export async function cancel(
       { metadata: { taskId, reminderId, reminderState: `REMINDER_STATE_${r.state}` } },
     );
   }
-  const ended: StoredReminder = { ...r, state: 'CANCELLED', endTimeMs: nowMs };
+  const ended = recordWith(r, r.seq, { state: 'CANCELLED', endTimeMs: nowMs });
   tx.put(ended);
   // The answer is built from `ended`, so it stands even when a cap of 0 purges the record at once.
   await purgeRetained(tx, limits);

@@ -2,6 +2,7 @@ import type { ReminderProvenance, TaskReminder } from '@a2a-reminders/proto';
 import { ReminderProvenanceSchema, TaskReminderSchema } from '@a2a-reminders/proto';
 import { fromJsonString, toJsonString } from '@bufbuild/protobuf';
 import { DEFAULT_TTL_TURNS } from './limits.js';
+import type { ReminderAcceptance, ReminderWrite } from './store.js';
 
 /**
  * The fields of a TaskReminder (R9), without protobuf-es's message brand.
@@ -44,6 +45,33 @@ export function acceptedContent(reminder: TaskReminder): ReminderContent {
     metadata: reminder.metadata,
     provenance: reminder.provenance,
   } satisfies EveryReminderField;
+}
+
+/**
+ * The record of a reminder just accepted (R9): its content as
+ * {@link acceptedContent} gives it and the bookkeeping of a PENDING record,
+ * in one literal of one shape. A spread of the content into the record cost
+ * an inject some 4 µs (profiled): V8 copied it property by property.
+ */
+export function pendingRecord(
+  reminder: TaskReminder,
+  createTimeMs: number,
+  acceptance: ReminderAcceptance,
+): ReminderWrite {
+  return {
+    id: reminder.id,
+    body: reminder.body,
+    dedupeKey: reminder.dedupeKey,
+    ttlTurns: reminder.ttlTurns ?? DEFAULT_TTL_TURNS,
+    roleHint: reminder.roleHint,
+    source: reminder.source,
+    metadata: reminder.metadata,
+    provenance: reminder.provenance,
+    state: 'PENDING',
+    createTimeMs,
+    turnsSurfaced: 0,
+    acceptance,
+  } satisfies EveryReminderField & ReminderWrite;
 }
 
 /** R58: a reminder's provenance as ProtoJSON text, for a store that keeps it in a column. */

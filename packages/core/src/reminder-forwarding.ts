@@ -7,6 +7,7 @@ import type { ReminderErrorCode } from './errors.js';
 import { ReminderError } from './errors.js';
 import { forwardEvent } from './events.js';
 import type { StatusFallback } from './publisher.js';
+import { recordWith } from './record-with.js';
 import { turnsRemainingOf } from './records.js';
 import type { ReminderContent } from './reminder-content.js';
 import { reminderOf } from './reminder-content.js';
@@ -484,10 +485,9 @@ export class ReminderForwarder implements ReminderForwarding {
     const outcome = await this.steps.commit(this.key, async (tx) => {
       const original = await tx.get(originalId);
       if (original === undefined) return { result: undefined, events: [] };
-      const updated: StoredReminder = {
-        ...original,
+      const updated = recordWith(original, original.seq, {
         forwards: withForward(original.forwards ?? [], forward),
-      };
+      });
       tx.put(updated);
       if (tx.ended !== undefined) return { result: undefined, events: [] };
       return { result: undefined, events: [forwardEvent(updated, nowMs, forward)] };

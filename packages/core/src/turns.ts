@@ -3,6 +3,7 @@ import { TaskReminderSchema } from '@a2a-reminders/proto';
 import { emittedEvent, expiredEvent } from './events.js';
 import type { Outcome } from './lifecycle.js';
 import type { ReminderLimits } from './limits.js';
+import { recordWith } from './record-with.js';
 import type { ReminderFields } from './reminder-content.js';
 import type { SurfacedReminder } from './service.js';
 import type { ReminderTransaction, StoredReminder } from './store.js';
@@ -63,19 +64,18 @@ export async function takeTurn(
   let expired = false;
   for (const r of await tx.live()) {
     if (r.state === 'ACTIVE' && r.turnsSurfaced >= r.ttlTurns) {
-      const ended: StoredReminder = { ...r, state: 'EXPIRED', endTimeMs: nowMs };
+      const ended = recordWith(r, r.seq, { state: 'EXPIRED', endTimeMs: nowMs });
       tx.put(ended);
       events.push(expiredEvent(ended, nowMs, false));
       expired = true;
       continue;
     }
     const first = r.state === 'PENDING';
-    const surfaced: StoredReminder = {
-      ...r,
+    const surfaced = recordWith(r, r.seq, {
       state: 'ACTIVE',
       firstTurn: r.firstTurn ?? turn,
       turnsSurfaced: r.turnsSurfaced + 1,
-    };
+    });
     tx.put(surfaced);
     const turnsRemaining = surfaced.ttlTurns - surfaced.turnsSurfaced;
     if (first) events.push(emittedEvent(surfaced, nowMs, turn, turnsRemaining));

@@ -47,6 +47,11 @@ export type ReminderRequest = Message | EncodedRequest;
 
 export type ReminderMethodDefinition = MethodDefinition<ReminderRequest, Message>;
 
+/** The encoder's bytes as a Buffer over the same memory: `Buffer.from(bytes)` would copy them. */
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 function methodDefinition(rpc: ReminderRpc): ReminderMethodDefinition {
   const { input, output } = rpc.method;
   return {
@@ -58,7 +63,7 @@ function methodDefinition(rpc: ReminderRpc): ReminderMethodDefinition {
       Buffer.from(value instanceof EncodedRequest ? value.bytes : toBinary(input, value)),
     // No decoding here: the service first checks the length (W12).
     requestDeserialize: (bytes) => new EncodedRequest(input, bytes),
-    responseSerialize: (value) => Buffer.from(toBinary(output, value)),
+    responseSerialize: (value) => bufferOf(toBinary(output, value)),
     responseDeserialize: (bytes) => fromBinary(output, bytes),
   };
 }

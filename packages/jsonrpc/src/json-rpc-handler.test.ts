@@ -34,6 +34,8 @@ describe('jsonRpcReminderHandler', () => {
       },
     });
     expect(res.headers.get('a2a-extensions')).toBe(TASK_REMINDERS_EXTENSION_URI);
+    // Labelled as express's res.json labels the SDK's JSON-RPC answers.
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(server.calls[0]?.requestedExtensions).toEqual([TASK_REMINDERS_EXTENSION_URI]);
   });
 

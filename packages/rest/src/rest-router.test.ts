@@ -18,7 +18,11 @@ describe('restReminderRouter', () => {
     server = await startFakeServer();
     const res = await call('POST', `${server.baseUrl}/tasks/task-1:injectReminder`, reminderBody);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^application\/a2a\+json/);
+    // Labelled as express's res.json labels the SDK's answers, the length exact.
+    expect(res.headers.get('content-type')).toBe('application/a2a+json; charset=utf-8');
+    expect(res.headers.get('content-length')).toBe(
+      String(Buffer.byteLength(JSON.stringify(res.json))),
+    );
     expect(res.headers.get('a2a-extensions')).toBe(TASK_REMINDERS_EXTENSION_URI);
     expect(res.json).toEqual({
       record: {

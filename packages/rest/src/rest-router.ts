@@ -73,7 +73,7 @@ export function restReminderRouter(options: RestReminderRouterOptions): Router {
         const error = new ContentTypeNotSupportedError(
           `Unsupported Content-Type "${req.header('content-type')}"; expected application/json or application/a2a+json.`,
         );
-        res.status(400).json(toRestErrorBody(error, 400));
+        sendJson(res, 400, toRestErrorBody(error, 400));
         return;
       }
       parseJson(req, res, (error?: unknown) => {

@@ -141,17 +141,30 @@ export function withoutReminderEventsOnStreams(handler: A2ARequestHandler): A2AR
   });
 }
 
-/** JSON-RPC middleware: REMINDER_NOT_FOUND answers get the wrong code. */
+/**
+ * JSON-RPC middleware: REMINDER_NOT_FOUND answers get the wrong code. It
+ * rewrites the body as it is ended, the one place every answer passes.
+ */
 export const wrongNotFoundCode: RequestHandler = (_req, res, next) => {
-  const json = res.json.bind(res);
-  res.json = (body: unknown) => {
-    const error = (body as { error?: { code?: number; data?: unknown } } | undefined)?.error;
+  const end = res.end.bind(res) as (chunk?: unknown) => unknown;
+  res.end = ((chunk?: unknown) => {
+    if (typeof chunk !== 'string' || res.headersSent) return end(chunk);
+    let body: { error?: { code?: number; data?: unknown } };
+    try {
+      body = JSON.parse(chunk) as typeof body;
+    } catch {
+      return end(chunk);
+    }
+    const error = body.error;
     const reasons = Array.isArray(error?.data)
       ? (error.data as Array<{ reason?: unknown }>).map((d) => d.reason)
       : [];
-    if (error !== undefined && reasons.includes('REMINDER_NOT_FOUND')) error.code = -32603;
-    return json(body);
-  };
+    if (error === undefined || !reasons.includes('REMINDER_NOT_FOUND')) return end(chunk);
+    error.code = -32603;
+    const text = JSON.stringify(body);
+    res.setHeader('Content-Length', Buffer.byteLength(text));
+    return end(text);
+  }) as typeof res.end;
   next();
 };
 
