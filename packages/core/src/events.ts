@@ -1,7 +1,7 @@
 import type { TaskReminderEvent, TaskReminderEventBatch } from '@a2a-reminders/proto';
 import { TaskReminderEventBatchSchema, TaskReminderEventSchema } from '@a2a-reminders/proto';
 import type { JsonObject } from '@bufbuild/protobuf';
-import { create, toJson } from '@bufbuild/protobuf';
+import { batchJson } from './batch-json.js';
 import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
 import { forwardOf } from './records.js';
 import type { StoredForward, StoredReminder } from './store.js';
@@ -19,13 +19,15 @@ export const REMINDER_EVENT_KINDS = [
 
 type EventBody = TaskReminderEvent['event'];
 
+/** A literal naming every field, not `create()`'s reflection; `events.test.ts` holds it to the schema. */
 function event(reminder: StoredReminder, nowMs: number, body: EventBody): TaskReminderEvent {
-  return create(TaskReminderEventSchema, {
+  return {
+    $typeName: TaskReminderEventSchema.typeName,
     reminderId: reminder.id,
     dedupeKey: reminder.dedupeKey,
     eventTime: timestampOfMs(nowMs),
     event: body,
-  });
+  };
 }
 
 /** R21: first surfacing. */
@@ -85,10 +87,10 @@ export function forwardEvent(r: StoredReminder, nowMs: number, forward: StoredFo
 }
 
 export function eventBatch(taskId: string, events: TaskReminderEvent[]): TaskReminderEventBatch {
-  return create(TaskReminderEventBatchSchema, { taskId, events });
+  return { $typeName: TaskReminderEventBatchSchema.typeName, taskId, events };
 }
 
 /** R30: the status-update metadata carrying one batch, keyed by the extension URI. */
 export function batchMetadata(batch: TaskReminderEventBatch): JsonObject {
-  return { [TASK_REMINDERS_EXTENSION_URI]: toJson(TaskReminderEventBatchSchema, batch) };
+  return { [TASK_REMINDERS_EXTENSION_URI]: batchJson(batch) };
 }

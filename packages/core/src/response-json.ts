@@ -42,7 +42,8 @@ export const RESPONSE_JSON_WRITERS: ReadonlyMap<string, ResponseJsonWriter> = ne
 class Unusual extends Error {}
 const UNUSUAL = new Unusual();
 
-function write(build: () => JsonObject): JsonObject | undefined {
+/** `build()`, or undefined when it met a value `toJson` must write (see above). */
+export function write(build: () => JsonObject): JsonObject | undefined {
   try {
     return build();
   } catch (error) {
@@ -121,7 +122,7 @@ function provenanceJson(provenance: ReminderProvenance): JsonObject {
   return json;
 }
 
-function forwardJson(forward: ReminderForward): JsonObject {
+export function forwardJson(forward: ReminderForward): JsonObject {
   const json: JsonObject = {};
   if (forward.taskId !== '') json.taskId = forward.taskId;
   if (forward.reminderId !== '') json.reminderId = forward.reminderId;
@@ -150,7 +151,7 @@ const MAX_SECONDS = 253_402_300_799;
  * The date and time of day are formatted once per second: the records one
  * second's calls answer share them.
  */
-function timestampJson(timestamp: Timestamp): string {
+export function timestampJson(timestamp: Timestamp): string {
   const seconds = Number(timestamp.seconds);
   const nanos = timestamp.nanos;
   if (
