@@ -3,21 +3,21 @@ import { create, equals } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
 import { acceptedRecordOf, recordOf } from './records.js';
-import { acceptedContent, reminderOf } from './reminder-content.js';
+import { pendingRecord, reminderOf } from './reminder-content.js';
 import type { StoredReminder } from './store.js';
 
 const stored: StoredReminder = {
-  ...acceptedContent(
+  ...pendingRecord(
     create(TaskReminderSchema, { id: 'r1', body: 'b', dedupeKey: 'k', metadata: { a: 1 } }),
+    1_000,
+    { displacedReminderIds: [], taskState: 'TASK_STATE_WORKING' },
   ),
   seq: 1,
   state: 'DISPLACED',
-  createTimeMs: 1_000,
   endTimeMs: 2_500,
   firstTurn: 2,
   turnsSurfaced: 1,
   displacedBy: 'r2',
-  acceptance: { displacedReminderIds: [], taskState: 'TASK_STATE_WORKING' },
 };
 
 // recordOf and reminderOf build messages as literals (no `create` on the

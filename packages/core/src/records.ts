@@ -6,7 +6,8 @@ import {
   TaskReminderSchema,
 } from '@a2a-reminders/proto';
 import { equals } from '@bufbuild/protobuf';
-import { acceptedContent, reminderOf } from './reminder-content.js';
+import { DEFAULT_TTL_TURNS } from './limits.js';
+import { reminderOf } from './reminder-content.js';
 import type { ReminderWrite, StoredForward, StoredReminder, StoredReminderState } from './store.js';
 import { isLiveState } from './store.js';
 import { timestampOfMs } from './timestamp.js';
@@ -70,5 +71,6 @@ export function forwardOf(forward: StoredForward): ReminderForward {
  * effective value, metadata deep-equal regardless of key order.
  */
 export function sameContent(stored: StoredReminder, incoming: TaskReminder): boolean {
-  return equals(TaskReminderSchema, reminderOf(stored), reminderOf(acceptedContent(incoming)));
+  const effective = { ...incoming, ttlTurns: incoming.ttlTurns ?? DEFAULT_TTL_TURNS };
+  return equals(TaskReminderSchema, reminderOf(stored), effective);
 }

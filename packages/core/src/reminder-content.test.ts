@@ -5,7 +5,7 @@ import type { DescField } from '@bufbuild/protobuf';
 import { create, equals, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { ReminderError } from './errors.js';
-import { acceptedContent } from './reminder-content.js';
+import { pendingRecord } from './reminder-content.js';
 import type { ReminderInit } from './testing/harness.js';
 import { harness, rejection } from './testing/harness.js';
 
@@ -97,13 +97,16 @@ describe('reminder content', () => {
     }
   });
 
-  it('R9: the accepted content has the effective ttl and keeps neither the message brand nor unknown fields', () => {
+  it('R9: the accepted record has the effective ttl and keeps neither the message brand nor unknown fields', () => {
     // Field 99 is not in TaskReminder: a newer client's field this server does not know.
     const unknownField = new Uint8Array([0x98, 0x06, 0x01]);
     const bytes = toBinary(TaskReminderSchema, create(TaskReminderSchema, { id: 'a', body: 'b' }));
     const reminder = fromBinary(TaskReminderSchema, new Uint8Array([...bytes, ...unknownField]));
     expect(reminder.$unknown).toHaveLength(1);
-    const content = acceptedContent(reminder) as unknown as Record<string, unknown>;
+    const content = pendingRecord(reminder, 0, {
+      displacedReminderIds: [],
+      taskState: 'TASK_STATE_WORKING',
+    }) as unknown as Record<string, unknown>;
     expect(content).not.toHaveProperty('$typeName');
     expect(content).not.toHaveProperty('$unknown');
     expect(content.ttlTurns).toBe(1);
