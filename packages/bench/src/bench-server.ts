@@ -4,7 +4,7 @@ import { createBenchStack } from './bench-stack.js';
 import { numberFlag } from './cli-args.js';
 import { seedTasks } from './seed-tasks.js';
 import { serveBenchStack } from './serve-stack.js';
-import { READY_PREFIX } from './wire.js';
+import { BENCH_MAX_LIVE_REMINDERS, READY_PREFIX } from './wire.js';
 
 const argv = process.argv.slice(2);
 const taskCount = numberFlag(argv, '--tasks', 1000);
@@ -19,6 +19,7 @@ const maxRetainedFinals = numberFlag(argv, '--max-retained-finals', Number.NaN);
 const stack = createBenchStack(
   {
     retentionMs,
+    maxLiveRemindersPerTask: BENCH_MAX_LIVE_REMINDERS,
     ...(Number.isNaN(maxRetainedFinals)
       ? {}
       : { maxRetainedFinalRemindersPerTask: maxRetainedFinals }),

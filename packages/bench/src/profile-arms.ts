@@ -16,6 +16,7 @@ import { type CpuProfile, selfTimeByFunction } from './profile-table.js';
 import { seedTasks } from './seed-tasks.js';
 import { serveBenchStack } from './serve-stack.js';
 import { settleDelayedEvents } from './settle-delayed.js';
+import { BENCH_MAX_LIVE_REMINDERS } from './wire.js';
 
 const argv = process.argv.slice(2);
 const arms = (stringFlag(argv, '--arms') ?? 'jsonrpc-get,jsonrpc-inject')
@@ -26,7 +27,10 @@ const sliceMs = numberFlag(argv, '--slice-ms', 5000);
 const top = numberFlag(argv, '--top', 30);
 const out = stringFlag(argv, '--out');
 
-const stack = createBenchStack({ retentionMs: 2000 });
+const stack = createBenchStack({
+  retentionMs: 2000,
+  maxLiveRemindersPerTask: BENCH_MAX_LIVE_REMINDERS,
+});
 // Servers and load processes stop with this process, error or not.
 process.on('uncaughtException', (error) => {
   console.error(error);

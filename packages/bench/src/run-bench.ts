@@ -1,7 +1,6 @@
 // The benchmark (README, What it measures): `npm run bench -w @a2a-reminders/bench [-- flags]`.
 // Flags: --rounds 3 --warmup-ms 2000 --slice-ms 10000 --max-reruns 2 --mem-tasks 200
 // --mem-per-task 50 --arms a,b (a subset of arm names, for debugging).
-import { defaultReminderLimits } from '@a2a-reminders/core';
 import { ARM_NAMES, ARMS, type ArmName, isArmName, roundOrder } from './arms.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
@@ -21,7 +20,7 @@ import {
 import { type ServerProcess, startServer } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
 import type { Results, SliceResult } from './slice.js';
-import { LOAD_CLIENTS } from './wire.js';
+import { BENCH_MAX_LIVE_REMINDERS, LOAD_CLIENTS } from './wire.js';
 
 const argv = process.argv.slice(2);
 const rounds = numberFlag(argv, '--rounds', 3);
@@ -155,7 +154,7 @@ async function main(server: ServerProcess): Promise<number> {
   console.log(ratioTable(results));
   console.log(`\n${errorsLine(errors)}`);
   for (const line of [
-    ...plainReminderLines(results, defaultReminderLimits.maxLiveRemindersPerTask),
+    ...plainReminderLines(results, BENCH_MAX_LIVE_REMINDERS),
     ...followUpLines(results),
   ]) {
     console.log(line);

@@ -25,6 +25,15 @@ export interface ServerReady {
 
 export const READY_PREFIX = 'BENCH_SERVER ';
 
+/**
+ * The bench server's quota of live reminders per task (R17), above the
+ * default 64: only the boundaries between slices end the plain arms'
+ * reminders, and at 7,500 injects a second a 10 s slice adds 75 to each of
+ * 1000 tasks. The quota check costs the same at any quota; the report prints
+ * the most live reminders one task held against it.
+ */
+export const BENCH_MAX_LIVE_REMINDERS = 1024;
+
 export function parseReadyLine(line: string): ServerReady | undefined {
   if (!line.startsWith(READY_PREFIX)) return undefined;
   return JSON.parse(line.slice(READY_PREFIX.length)) as ServerReady;

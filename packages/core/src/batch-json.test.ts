@@ -96,11 +96,18 @@ function written(batch: ReturnType<typeof create<typeof TaskReminderEventBatchSc
 }
 
 describe('batchJson', () => {
-  it('R30: writes every event kind the service emits', () => {
+  it('R30: writes every event kind the service emits under its own key', () => {
     const kinds = new Set<string>();
     fc.assert(
       fc.property(events(true), (e) => {
-        if (e.event.case !== undefined) kinds.add(e.event.case);
+        const json = batchJson(create(TaskReminderEventBatchSchema, { taskId: 't', events: [e] }));
+        const [written] = (json as { events: Record<string, unknown>[] }).events;
+        if (e.event.case === undefined) {
+          for (const kind of REMINDER_EVENT_KINDS) expect(written).not.toHaveProperty(kind);
+          return;
+        }
+        expect(written).toHaveProperty(e.event.case);
+        kinds.add(e.event.case);
       }),
       { numRuns: 200 },
     );

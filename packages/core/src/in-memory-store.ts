@@ -209,10 +209,10 @@ class InMemoryTransaction implements ReminderTransaction {
     if (previous !== undefined && !isLiveState(previous.state) && isLiveState(reminder.state)) {
       throw new Error(`reminder ${reminder.id} is final and cannot become live again`);
     }
-    // A new record is copied, its one nested value (metadata) deeply, so the
-    // caller keeps no handle on it; a replacement shares the nested metadata
-    // of the stored version (records are immutable), which keeps a turn
-    // boundary O(live) with a small constant.
+    // A new record is copied, its metadata deeply and its acceptance afresh,
+    // so the caller cannot change them under the store; a replacement shares
+    // the nested values of the version it replaces (records are immutable),
+    // which keeps a turn boundary O(live) with a small constant.
     const lastSeq = bucket.lastSeq;
     const stored: StoredReminder =
       previous === undefined ? copyOf(reminder, lastSeq + 1) : recordWith(reminder, previous.seq);
@@ -289,7 +289,11 @@ class InMemoryTransaction implements ReminderTransaction {
   }
 }
 
-/** A new record: its metadata copied deeply and its acceptance afresh, so the caller keeps no handle on it. */
+/**
+ * A new record: its metadata copied deeply and its acceptance afresh, the
+ * values a caller may still hold. Provenance and forwards are shared: the
+ * service builds them for the call and never changes them.
+ */
 function copyOf(r: ReminderWrite, seq: number): StoredReminder {
   return recordWith(r, seq, {
     metadata: r.metadata === undefined ? undefined : structuredClone(r.metadata),

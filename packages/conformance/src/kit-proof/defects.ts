@@ -146,24 +146,25 @@ export function withoutReminderEventsOnStreams(handler: A2ARequestHandler): A2AR
  * rewrites the body as it is ended, the one place every answer passes.
  */
 export const wrongNotFoundCode: RequestHandler = (_req, res, next) => {
-  const end = res.end.bind(res) as (chunk?: unknown) => unknown;
-  res.end = ((chunk?: unknown) => {
-    if (typeof chunk !== 'string' || res.headersSent) return end(chunk);
+  const end = res.end.bind(res) as (...args: unknown[]) => unknown;
+  res.end = ((...args: unknown[]) => {
+    const [chunk] = args;
+    if (typeof chunk !== 'string' || res.headersSent) return end(...args);
     let body: { error?: { code?: number; data?: unknown } };
     try {
       body = JSON.parse(chunk) as typeof body;
     } catch {
-      return end(chunk);
+      return end(...args);
     }
     const error = body.error;
     const reasons = Array.isArray(error?.data)
       ? (error.data as Array<{ reason?: unknown }>).map((d) => d.reason)
       : [];
-    if (error === undefined || !reasons.includes('REMINDER_NOT_FOUND')) return end(chunk);
+    if (error === undefined || !reasons.includes('REMINDER_NOT_FOUND')) return end(...args);
     error.code = -32603;
     const text = JSON.stringify(body);
     res.setHeader('Content-Length', Buffer.byteLength(text));
-    return end(text);
+    return end(text, ...args.slice(1));
   }) as typeof res.end;
   next();
 };
