@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { TaskState } from '@a2a-js/sdk';
 import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import { saveTask } from '@a2a-reminders/test-support';
@@ -331,4 +332,84 @@ describe('jsonRpcReminderHandler body limit (W12)', () => {
     expect(ours.status).toBe(200);
     expect(server.calls).toHaveLength(1);
   });
+
+  it('measures a chunked body (no Content-Length) against both limits', async () => {
+    server = await startFakeServer({ maxBodyBytes: 1024 });
+    // Indented, so its size read off the wire differs from its JSON re-serialized.
+    const overReminderLimit = JSON.stringify(
+      JSON.parse(inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(2000) } }, 5)),
+      null,
+      2,
+    );
+    const refused = await postChunked(server.endpoint, overReminderLimit);
+    expect(refused.status).toBe(413);
+    expect((refused.json.error as { message: string }).message).toBe(
+      `Request body of ${Buffer.byteLength(overReminderLimit)} bytes exceeds the limit of 1024 bytes for reminder methods.`,
+    );
+    const accepted = await postChunked(server.endpoint, inject(goodParams, 6));
+    expect(accepted.status).toBe(200);
+    expect(accepted.json.result).toBeDefined();
+    expect(server.calls).toHaveLength(1);
+  });
+
+  it('keeps the SDK’s room for a chunked body when the reminder limit is larger', async () => {
+    server = await startFakeServer({ maxBodyBytes: 256 * 1024 });
+    const overRoom = await postChunked(server.endpoint, getTask(150 * 1024));
+    expect(overRoom.status).toBe(413);
+    expect((overRoom.json.error as { message: string }).message).toContain(
+      `limit of ${SDK_JSON_LIMIT_BYTES} bytes for A2A methods`,
+    );
+  });
+
+  it('measures a compressed body as inflated, not by its Content-Length', async () => {
+    server = await startFakeServer({ maxBodyBytes: 1024 });
+    const text = inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(4000) } }, 7);
+    const compressed = gzipSync(text);
+    expect(compressed.length).toBeLessThan(1024);
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'gzip',
+        'A2A-Version': '1.0',
+        'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
+      },
+      body: compressed,
+    });
+    expect(response.status).toBe(413);
+    const json = (await response.json()) as { error: { message: string } };
+    expect(json.error.message).toBe(
+      `Request body of ${Buffer.byteLength(text)} bytes exceeds the limit of 1024 bytes for reminder methods.`,
+    );
+    expect(server.calls).toHaveLength(0);
+  });
 });
+
+/** A POST whose body streams in chunks, so it carries no Content-Length. */
+async function postChunked(
+  endpoint: string,
+  body: string,
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+  const bytes = new TextEncoder().encode(body);
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += 512) controller.enqueue(bytes.slice(i, i + 512));
+      controller.close();
+    },
+  });
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+      'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
+    },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: (await response.json()) as Record<string, unknown>,
+  };
+}
