@@ -4,7 +4,7 @@ import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core
 import { saveTask } from '@a2a-reminders/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_BYTES, SDK_JSON_LIMIT_BYTES } from './json-rpc-handler.js';
-import { post, postText, startFakeServer } from './testing/app.js';
+import { post, postChunked, postGzipped, postText, startFakeServer } from './testing/app.js';
 
 type Server = Awaited<ReturnType<typeof startFakeServer>>;
 let server: Server | undefined;
@@ -314,18 +314,21 @@ describe('jsonRpcReminderHandler body limit (W12)', () => {
     expect(server.calls).toHaveLength(0);
   });
 
-  it('keeps the SDK’s 100 kB room when the reminder limit is larger', async () => {
+  it.each([
+    ['with a Content-Length', post],
+    ['chunked', postChunked],
+  ])('keeps the SDK’s 100 kB room when the reminder limit is larger (%s)', async (_, send) => {
     server = await startFakeServer({ maxBodyBytes: 256 * 1024 });
     await saveTask(server.taskStore, { id: 'task-big', state: TaskState.TASK_STATE_WORKING });
-    const inRoom = await post(server.endpoint, getTask(80 * 1024));
+    const inRoom = await send(server.endpoint, getTask(80 * 1024));
     expect((inRoom.json.result as { id: string }).id).toBe('task-big');
-    const overRoom = await post(server.endpoint, getTask(150 * 1024));
+    const overRoom = await send(server.endpoint, getTask(150 * 1024));
     expect(overRoom.status).toBe(413);
-    expect((overRoom.json.error as { message: string }).message).toContain(
-      `limit of ${SDK_JSON_LIMIT_BYTES} bytes`,
+    expect(errorMessage(overRoom.json)).toContain(
+      `limit of ${SDK_JSON_LIMIT_BYTES} bytes for A2A methods`,
     );
     // A reminder call of the same size is within its own limit.
-    const ours = await post(
+    const ours = await send(
       server.endpoint,
       inject({ ...goodParams, reminder: { ...goodParams.reminder, body: 'x'.repeat(150 * 1024) } }),
     );
@@ -333,17 +336,15 @@ describe('jsonRpcReminderHandler body limit (W12)', () => {
     expect(server.calls).toHaveLength(1);
   });
 
-  it('measures a chunked body (no Content-Length) against both limits', async () => {
+  it('measures a chunked body (no Content-Length) against the reminder limit', async () => {
     server = await startFakeServer({ maxBodyBytes: 1024 });
     // Indented, so its size read off the wire differs from its JSON re-serialized.
-    const overReminderLimit = JSON.stringify(
-      JSON.parse(inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(2000) } }, 5)),
-      null,
-      2,
+    const overReminderLimit = indented(
+      inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(2000) } }, 5),
     );
     const refused = await postChunked(server.endpoint, overReminderLimit);
     expect(refused.status).toBe(413);
-    expect((refused.json.error as { message: string }).message).toBe(
+    expect(errorMessage(refused.json)).toBe(
       `Request body of ${Buffer.byteLength(overReminderLimit)} bytes exceeds the limit of 1024 bytes for reminder methods.`,
     );
     const accepted = await postChunked(server.endpoint, inject(goodParams, 6));
@@ -352,64 +353,46 @@ describe('jsonRpcReminderHandler body limit (W12)', () => {
     expect(server.calls).toHaveLength(1);
   });
 
-  it('keeps the SDK’s room for a chunked body when the reminder limit is larger', async () => {
-    server = await startFakeServer({ maxBodyBytes: 256 * 1024 });
-    const overRoom = await postChunked(server.endpoint, getTask(150 * 1024));
-    expect(overRoom.status).toBe(413);
-    expect((overRoom.json.error as { message: string }).message).toContain(
-      `limit of ${SDK_JSON_LIMIT_BYTES} bytes for A2A methods`,
-    );
+  it('refuses a chunked body past the read limit while reading it', async () => {
+    server = await startFakeServer();
+    const res = await postChunked(server.endpoint, inject({ padding: 'x'.repeat(200 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(errorMessage(res.json)).toContain(`exceeds ${SDK_JSON_LIMIT_BYTES} bytes`);
+    expect(server.calls).toHaveLength(0);
   });
 
-  it('measures a compressed body as inflated, not by its Content-Length', async () => {
+  it('measures a compressed body it reads as inflated, not by its Content-Length', async () => {
     server = await startFakeServer({ maxBodyBytes: 1024 });
     const text = inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(4000) } }, 7);
-    const compressed = gzipSync(text);
-    expect(compressed.length).toBeLessThan(1024);
-    const response = await fetch(server.endpoint, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'Content-Encoding': 'gzip',
-        'A2A-Version': '1.0',
-        'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
-      },
-      body: compressed,
-    });
-    expect(response.status).toBe(413);
-    const json = (await response.json()) as { error: { message: string } };
-    expect(json.error.message).toBe(
+    expect(gzipSync(text).length).toBeLessThan(1024);
+    const res = await postGzipped(server.endpoint, text);
+    expect(res.status).toBe(413);
+    expect(errorMessage(res.json)).toBe(
       `Request body of ${Buffer.byteLength(text)} bytes exceeds the limit of 1024 bytes for reminder methods.`,
     );
     expect(server.calls).toHaveLength(0);
   });
+
+  it('behind a parser in front, measures chunked and compressed bodies by their JSON', async () => {
+    server = await startFakeServer({ maxBodyBytes: 1024 }, { jsonFirst: true });
+    const call = inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(2000) } }, 8);
+    const expected = `Request body of ${Buffer.byteLength(call)} bytes exceeds the limit of 1024 bytes for reminder methods.`;
+    const chunked = await postChunked(server.endpoint, indented(call));
+    expect(chunked.status).toBe(413);
+    expect(errorMessage(chunked.json)).toBe(expected);
+    // Its Content-Length counts the compressed bytes, under the limit.
+    expect(gzipSync(call).length).toBeLessThan(1024);
+    const gzipped = await postGzipped(server.endpoint, call);
+    expect(gzipped.status).toBe(413);
+    expect(errorMessage(gzipped.json)).toBe(expected);
+    expect(server.calls).toHaveLength(0);
+  });
 });
 
-/** A POST whose body streams in chunks, so it carries no Content-Length. */
-async function postChunked(
-  endpoint: string,
-  body: string,
-): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
-  const bytes = new TextEncoder().encode(body);
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (let i = 0; i < bytes.length; i += 512) controller.enqueue(bytes.slice(i, i + 512));
-      controller.close();
-    },
-  });
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'A2A-Version': '1.0',
-      'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
-    },
-    body: stream,
-    duplex: 'half',
-  } as RequestInit);
-  return {
-    status: response.status,
-    headers: response.headers,
-    json: (await response.json()) as Record<string, unknown>,
-  };
+function indented(json: string): string {
+  return JSON.stringify(JSON.parse(json), null, 2);
+}
+
+function errorMessage(json: Record<string, unknown>): string {
+  return (json.error as { message: string }).message;
 }

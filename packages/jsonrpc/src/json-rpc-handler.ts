@@ -124,12 +124,15 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
 
 /**
  * The size of a body a parser in front of this handler already read: its
- * Content-Length, or (chunked) the length of its JSON, so a reminder call
- * never escapes the reminder limit (W12).
+ * Content-Length when sent as is, else (chunked, or compressed, whose
+ * Content-Length counts the compressed bytes) the length of its JSON, so a
+ * reminder call never escapes the reminder limit (W12).
  */
 function parsedSize(req: Request, body: unknown): number {
+  const encoding = req.headers['content-encoding'];
+  const asIs = encoding === undefined || encoding.toLowerCase() === 'identity';
   const declared = Number(req.header('content-length'));
-  return Number.isFinite(declared) && declared > 0
+  return asIs && Number.isFinite(declared) && declared > 0
     ? declared
     : Buffer.byteLength(JSON.stringify(body));
 }

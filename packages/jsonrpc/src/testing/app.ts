@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import type { HttpBindingArm } from '@a2a-reminders/test-support';
@@ -43,6 +44,13 @@ export async function post(
   return { status, headers: answered, json: JSON.parse(text) as Record<string, unknown> };
 }
 
+/** The headers a 1.0 client with the extension sends with a JSON-RPC call. */
+export const CALL_HEADERS = {
+  'Content-Type': 'application/json',
+  'A2A-Version': '1.0',
+  'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
+} as const;
+
 /** The same POST, its answer as text (a notification's has none, W11). */
 export async function postText(
   endpoint: string,
@@ -51,13 +59,42 @@ export async function postText(
 ): Promise<{ status: number; headers: Headers; text: string }> {
   const response = await fetch(endpoint, {
     method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'A2A-Version': '1.0',
-      'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
-      ...headers,
-    },
+    headers: { ...CALL_HEADERS, ...headers },
     body,
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** A JSON-RPC POST whose body streams in 512-byte chunks, so it carries no Content-Length. */
+export async function postChunked(
+  endpoint: string,
+  body: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const bytes = new TextEncoder().encode(body);
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += 512) controller.enqueue(bytes.slice(i, i + 512));
+      controller.close();
+    },
+  });
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: CALL_HEADERS,
+    body: stream,
+    duplex: 'half',
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+/** A JSON-RPC POST of `body` gzip-compressed: its Content-Length counts the compressed bytes. */
+export async function postGzipped(
+  endpoint: string,
+  body: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { ...CALL_HEADERS, 'Content-Encoding': 'gzip' },
+    body: gzipSync(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
