@@ -45,7 +45,7 @@ export async function post(
 }
 
 /** The headers a 1.0 client with the extension sends with a JSON-RPC call. */
-export const CALL_HEADERS = {
+const CALL_HEADERS = {
   'Content-Type': 'application/json',
   'A2A-Version': '1.0',
   'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
