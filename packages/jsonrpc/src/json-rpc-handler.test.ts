@@ -301,15 +301,16 @@ describe('jsonRpcReminderHandler body limit (W12)', () => {
 
   it('quotes the reminder limit for a reminder call over it, before any check or decoding', async () => {
     server = await startFakeServer({ maxBodyBytes: 1024 });
-    const res = await post(
-      server.endpoint,
-      inject({ taskId: 't', reminder: { id: 'r', body: 'x'.repeat(2000), ttlTurns: 'abc' } }, 5),
-      { 'A2A-Version': '0.3' },
+    // Sent with its Content-Length, which is the size the message quotes.
+    const text = inject(
+      { taskId: 't', reminder: { id: 'r', body: 'x'.repeat(2000), ttlTurns: 'abc' } },
+      5,
     );
+    const res = await post(server.endpoint, text, { 'A2A-Version': '0.3' });
     expect(res.status).toBe(413);
     expect(res.json).toMatchObject({ id: 5, error: { code: -32600 } });
-    expect((res.json.error as { message: string }).message).toMatch(
-      /^Request body of \d+ bytes exceeds the limit of 1024 bytes for reminder methods\.$/,
+    expect(errorMessage(res.json)).toBe(
+      `Request body of ${Buffer.byteLength(text)} bytes exceeds the limit of 1024 bytes for reminder methods.`,
     );
     expect(server.calls).toHaveLength(0);
   });
@@ -356,6 +357,17 @@ describe('jsonRpcReminderHandler body limit (W12)', () => {
   it('refuses a chunked body past the read limit while reading it', async () => {
     server = await startFakeServer();
     const res = await postChunked(server.endpoint, inject({ padding: 'x'.repeat(200 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(errorMessage(res.json)).toContain(`exceeds ${SDK_JSON_LIMIT_BYTES} bytes`);
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it('refuses a body declared past the read limit before reading it, whatever its charset', async () => {
+    // Its Content-Length is checked first, as express.json() alone checks it.
+    server = await startFakeServer();
+    const res = await post(server.endpoint, inject({ padding: 'x'.repeat(200 * 1024) }), {
+      'Content-Type': 'application/json; charset=utf-9',
+    });
     expect(res.status).toBe(413);
     expect(errorMessage(res.json)).toContain(`exceeds ${SDK_JSON_LIMIT_BYTES} bytes`);
     expect(server.calls).toHaveLength(0);

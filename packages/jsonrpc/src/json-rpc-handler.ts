@@ -53,17 +53,26 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
   const tooLargeToRead = `Request body exceeds ${readLimit} bytes, the most this endpoint reads${
     maxBodyBytes < readLimit ? `; reminder methods take at most ${maxBodyBytes} bytes` : ''
   }.`;
-  const bodyBytes = new WeakMap<object, number>();
-  const parseJson = express.json({
+  const parseJson = express.json({ limit: readLimit });
+  // A chunked or compressed body's size is known only once read: counted
+  // through `verify`, a Buffer and a WeakMap entry per body. A body sent as is
+  // needs neither, since the parser holds it to its Content-Length exactly.
+  const countedBytes = new WeakMap<object, number>();
+  const parseCountingJson = express.json({
     limit: readLimit,
     verify: (req, _res, buf) => {
-      bodyBytes.set(req, buf.length);
+      countedBytes.set(req, buf.length);
     },
   });
 
-  const handleParsed = (req: Request, res: Response, next: NextFunction): void => {
+  /** `readHere`: the bytes this handler read, or undefined for a body parsed in front of it. */
+  const handleParsed = (
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    readHere: number | undefined,
+  ): void => {
     const body: unknown = req.body;
-    const readHere = bodyBytes.get(req);
     const rpc =
       isJsonObject(body) && typeof body.method === 'string'
         ? findReminderRpc(body.method)
@@ -103,10 +112,13 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
     }
     // Someone mounted express.json() in front of us: the body is parsed already.
     if (req.body !== undefined) {
-      handleParsed(req, res, next);
+      handleParsed(req, res, next, undefined);
       return;
     }
-    parseJson(req, res, (error?: unknown) => {
+    // The body parser holds an identity body to its Content-Length exactly.
+    const declared = declaredLength(req);
+    const parse = declared === undefined ? parseCountingJson : parseJson;
+    parse(req, res, (error?: unknown) => {
       if (error !== undefined && error !== null) {
         // Reading stopped at the read limit, before the method was known (W12).
         replyBodyFailure(res, error, tooLargeToRead);
@@ -117,9 +129,19 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
         next();
         return;
       }
-      handleParsed(req, res, next);
+      handleParsed(req, res, next, declared ?? countedBytes.get(req));
     });
   };
+}
+
+/** The Content-Length of a body sent as is; undefined when chunked, compressed or unusual. */
+function declaredLength(req: Request): number | undefined {
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return undefined;
+  const header = req.headers['content-length'];
+  if (header === undefined) return undefined;
+  const length = Number(header);
+  return Number.isFinite(length) ? length : undefined;
 }
 
 /**
@@ -129,10 +151,8 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
  * reminder call never escapes the reminder limit (W12).
  */
 function parsedSize(req: Request, body: unknown): number {
-  const encoding = req.headers['content-encoding'];
-  const asIs = encoding === undefined || encoding.toLowerCase() === 'identity';
-  const declared = Number(req.header('content-length'));
-  return asIs && Number.isFinite(declared) && declared > 0
+  const declared = declaredLength(req);
+  return declared !== undefined && declared > 0
     ? declared
     : Buffer.byteLength(JSON.stringify(body));
 }
