@@ -37,7 +37,7 @@ export const rpcBody = (method: string, params: unknown, id: unknown = 1): strin
 /** Raw JSON-RPC POST with the headers a 1.0 client with the extension sends; its answer as JSON. */
 export async function post(
   endpoint: string,
-  body: string,
+  body: RequestBody,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
   const { status, headers: answered, text } = await postText(endpoint, body, headers);
@@ -51,25 +51,27 @@ const CALL_HEADERS = {
   'A2A-Extensions': TASK_REMINDERS_EXTENSION_URI,
 } as const;
 
+/** A body as text, as bytes, or streamed (then sent chunked, with no Content-Length). */
+type RequestBody = string | Uint8Array | ReadableStream<Uint8Array>;
+
 /** The same POST, its answer as text (a notification's has none, W11). */
 export async function postText(
   endpoint: string,
-  body: string,
+  body: RequestBody,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; text: string }> {
   const response = await fetch(endpoint, {
     method: 'POST',
     headers: { ...CALL_HEADERS, ...headers },
     body,
+    // Required for a streamed body, and ignored for any other.
+    duplex: 'half',
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
 /** A JSON-RPC POST whose body streams in 512-byte chunks, so it carries no Content-Length. */
-export async function postChunked(
-  endpoint: string,
-  body: string,
-): Promise<{ status: number; json: Record<string, unknown> }> {
+export function postChunked(endpoint: string, body: string): ReturnType<typeof post> {
   const bytes = new TextEncoder().encode(body);
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -77,24 +79,10 @@ export async function postChunked(
       controller.close();
     },
   });
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: CALL_HEADERS,
-    body: stream,
-    duplex: 'half',
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  return post(endpoint, stream);
 }
 
 /** A JSON-RPC POST of `body` gzip-compressed: its Content-Length counts the compressed bytes. */
-export async function postGzipped(
-  endpoint: string,
-  body: string,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { ...CALL_HEADERS, 'Content-Encoding': 'gzip' },
-    body: gzipSync(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+export function postGzipped(endpoint: string, body: string): ReturnType<typeof post> {
+  return post(endpoint, gzipSync(body), { 'Content-Encoding': 'gzip' });
 }
