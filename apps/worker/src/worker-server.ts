@@ -186,7 +186,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // the sender does not retry, and ListTaskReminders stays the record.
   const requestHandler = new DefaultRequestHandler(
     card,
-    taskStore,
+    reminders.wrapTaskStore(taskStore),
     keeper?.wrapExecutor(executor) ?? executor,
     eventBusManager,
     stores.pushStore,

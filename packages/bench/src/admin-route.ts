@@ -51,6 +51,21 @@ export function adminEndPlainReminders(
 }
 
 /**
+ * `POST /admin/publish-delayed`: every displacement batch waiting for R57's
+ * delay goes out now (settle-delayed.ts), and the answer waits until the A2A
+ * server has stored what that published. On the bench's in-memory stores that
+ * work is promise callbacks only, all run before the next turn of the event
+ * loop, however slow the machine.
+ */
+export function adminPublishDelayed(reminders: ReminderService) {
+  return async (_req: Request, res: Response): Promise<void> => {
+    reminders.publishDelayedEvents();
+    for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    res.json({});
+  };
+}
+
+/**
  * The SendMessage workaround's pool (follow-up-pool.ts): `GET /admin/followup-tasks`
  * lists it, `POST /admin/followup-tasks` seeds a fresh one, `GET /admin/followup-history`
  * tells how long its tasks' histories have grown.
@@ -71,10 +86,11 @@ export function adminFollowUps(pool: FollowUpPool) {
 }
 
 /**
- * `POST /admin/drop-stored-batches` with `{ "ids": [...] }`: removes the last
- * reminder batch that A2A keeps in each of these stored tasks' metadata
- * (R30), so the memory phase can weigh what those batches hold on to after
- * the tasks ended. Diagnostic only; the tasks are the memory phase's own.
+ * `POST /admin/drop-stored-batches` with `{ "ids": [...] }`: removes any
+ * reminder batch left in these tasks' metadata in the store under R66's
+ * wrapper (R30), so the memory phase weighs what such batches would hold on
+ * to after the tasks ended, and counts them (none, by R66). Diagnostic only;
+ * the tasks are the memory phase's own.
  */
 export function adminDropStoredBatches(taskStore: TaskStore) {
   return async (req: Request, res: Response): Promise<void> => {

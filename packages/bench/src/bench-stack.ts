@@ -25,6 +25,7 @@ import {
   adminDropStoredBatches,
   adminEndPlainReminders,
   adminFollowUps,
+  adminPublishDelayed,
   adminStats,
   adminTasks,
 } from './admin-route.js';
@@ -80,7 +81,7 @@ export function createBenchStack(
   const executor = workingExecutor();
   const requestHandler = new DefaultRequestHandler(
     withTaskReminders(withPushNotifications(benchAgentCard()), reminders),
-    taskStore,
+    reminders.wrapTaskStore(taskStore),
     reminders.wrapExecutor(executor),
     eventBusManager,
     new InMemoryPushNotificationStore(),
@@ -108,6 +109,7 @@ export function createBenchStack(
     adminEndPlainReminders(seededTaskIds, executor, reminders),
   );
   app.post('/admin/drop-stored-batches', express.json(), adminDropStoredBatches(taskStore));
+  app.post('/admin/publish-delayed', adminPublishDelayed(reminders));
   app.get('/admin/followup-tasks', followUps.list);
   app.post('/admin/followup-tasks', followUps.renew);
   app.get('/admin/followup-history', followUps.history);

@@ -23,7 +23,7 @@ export interface MemoryResult {
   readonly bytesPerDisplacedRecord: number;
   /** afterEnd minus what it would be with no trace of the reminders (before − 2 groups' SDK state). */
   readonly residual: number;
-  /** Of the residual: the heap freed by dropping the last batch each ended task keeps (R30). */
+  /** Of the residual: the heap freed by dropping batches left in the ended tasks' metadata (R30; none by R66). */
   readonly storedBatches: number;
   /** How many of the ended tasks kept such a batch. */
   readonly tasksWithStoredBatch: number;
@@ -102,7 +102,7 @@ export async function memoryPhase(server: ServerProcess, o: MemoryOptions): Prom
   });
   if ((listed.reminders ?? []).length !== 0) throw new Error('records survived retention');
   const afterEnd = await heap();
-  // What of the residual is the last batch A2A keeps in each stored task's metadata (R30).
+  // What of the residual is event batches left in the stored tasks' metadata (R30): none, by R66.
   const dropped = await fetch(`http://127.0.0.1:${port}/admin/drop-stored-batches`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -21,11 +21,10 @@ let restored = 0;
  * Ends the plain arms' reminders between slices, outside the measured window:
  * on every seeded task two turn boundaries as the worker's runtime marks them
  * (R19), the first surfaces the ttl-1 plain reminders, the second expires them
- * (R20, R22). Those boundaries also surface the task's displacing reminder and
- * publish batches that A2A keeps in Task.metadata (R30), so the task is put
- * back as the displacing arms leave it: two displacing injects, so that its
- * live reminder is PENDING and its stored last batch is a displacing inject's,
- * whatever it held before. GetTask then reads the same task after a plain arm
+ * (R20, R22). Those boundaries also surface the task's displacing reminder,
+ * so the task is put back as the displacing arms leave it: two displacing
+ * injects, so that its live reminder is PENDING again. The stored task holds
+ * no batch either way (R66), so GetTask reads the same task after a plain arm
  * as after a displacing one.
  */
 export async function endPlainReminders(

@@ -66,11 +66,11 @@ for (const arm of arms) {
     await load.run(warmupMs);
     if (kind === 'inject-plain') await admin('POST', '/admin/end-plain-reminders');
     // R57: the warm-up's delayed displacement events go out before the window.
-    await settleDelayedEvents();
+    await settleDelayedEvents((path) => admin('POST', path));
     await session.post('Profiler.start');
     result = await load.run(sliceMs);
     // ... and the window's own go out inside it.
-    await settleDelayedEvents();
+    await settleDelayedEvents((path) => admin('POST', path));
     profile = (await session.post('Profiler.stop')).profile;
   } finally {
     load.stop();

@@ -149,7 +149,7 @@ export function memoryLines(m: MemoryResult): string {
     `  SDK state freed by ending the control tasks (no reminders): ${mb(m.sdkFreedPerGroup)}`,
     `  residual after end + retention vs. before (minus both groups' SDK state): ${mb(m.residual)} = ` +
       `${fmt((100 * m.residual) / m.before, 1)} % of before (goal within 5 %: ${Math.abs(m.residual) <= 0.05 * m.before ? 'PASS' : 'FAIL'})`,
-    `  of which the last event batch each ended task keeps in its stored metadata (R30), ` +
+    `  of which event batches found in the ended tasks' stored metadata (R30; R66 keeps them out), ` +
       `${m.tasksWithStoredBatch} tasks: ${mb(m.storedBatches)}; the rest ${mb(m.residual - m.storedBatches)} = ` +
       `${fmt((100 * (m.residual - m.storedBatches)) / m.before, 1)} % of before (info)`,
   ].join('\n');

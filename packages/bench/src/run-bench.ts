@@ -50,7 +50,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
   try {
     if (warmupMs > 0) await load.run(warmupMs);
     const warmupSweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;
-    await settleDelayedEvents();
+    await settleDelayedEvents((path) => server.admin('POST', path));
     await server.stats(true); // full GC before every measured slice (README, What it measures)
     const pids = [server.pid, load.pid];
     await waitForQuiet(pids, QUIET_PCT);
@@ -58,7 +58,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
     const mark0 = await cpuMark(pids);
     const result = await load.run(sliceMs);
     const loopEnd = await cpuMark(pids);
-    await settleDelayedEvents();
+    await settleDelayedEvents((path) => server.admin('POST', path));
     const cpuUs = (await processCpuUs(server.pid)) - cpu0;
     const mark1 = await cpuMark(pids);
     const sweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;

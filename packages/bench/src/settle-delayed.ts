@@ -1,11 +1,12 @@
-import { DEFAULT_DISPLACED_EVENT_DELAY_MS } from '@a2a-reminders/core';
-
 /**
- * R57: displacement events wait on their task for the service's default
- * delay. Waiting it out after a warm-up keeps their status updates out of the
- * measured window; waiting it out after the window, before its CPU is read,
- * charges the window for all of its own.
+ * R57: displacement events wait on their task for up to the service's delay
+ * (10 s by default, R67), longer than a warm-up. Publishing them all after a
+ * warm-up keeps their status updates out of the measured window; publishing
+ * them after the window, before its CPU is read, charges the window for all
+ * of its own: one status update per task it displaced on, as a delay of one
+ * slice would send, never fewer than the default delay sends. The route
+ * answers once the A2A server has stored them (admin-route.ts).
  */
-export function settleDelayedEvents(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, DEFAULT_DISPLACED_EVENT_DELAY_MS + 250));
+export async function settleDelayedEvents(post: (path: string) => Promise<unknown>): Promise<void> {
+  await post('/admin/publish-delayed');
 }

@@ -50,7 +50,7 @@ const REPLICA_NOTE =
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R65) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R67) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -473,6 +473,23 @@ export const requirements = {
     source: spec('R57'),
     behavior:
       'the displaced events of several injects wait on the task and reach every stream as one batch, when the delay passes or before anything else is published on the task (a boundary, a status change, the task end), while the responses and List name every displacement at once',
+  },
+  'R66-batches-off-stored-task': {
+    rule: 'R66',
+    source: spec('R66'),
+    behavior:
+      'while streams carry every reminder batch, GetTask and ListTasks return the task without a batch under the extension URI, during the task and after it ended',
+  },
+  'R67-default-displacement-delay': {
+    rule: 'R67',
+    source: spec('R67'),
+    behavior:
+      'with the default delay, displaced events on a task where nothing else happens reach the stream as one batch no sooner than 10 s after the inject',
+    arms: ['direct'],
+    armsNote:
+      "The delay is the service's, before any binding; R57's cases see the batch on every binding's stream.",
+    kitNote:
+      "the delay is an agent's setting (R57), which its card does not state; 10 s is this implementation's default",
   },
   'R52-replica-delivery': {
     rule: 'R52',

@@ -7,6 +7,7 @@ export type { AgentCardFields } from './agent-card-template.js';
 export { agentCard } from './agent-card-template.js';
 export type { InterfaceUrls } from './agent-interfaces.js';
 export { agentInterfaces, findAgentInterface } from './agent-interfaces.js';
+export { BatchFreeTaskStore } from './batch-free-task-store.js';
 export type { Binding, ProtocolBinding } from './bindings.js';
 export {
   A2A_PROTOCOL_VERSION,

@@ -38,9 +38,10 @@ export const defaultReminderLimits: ReminderLimits = {
 export const DEFAULT_TTL_TURNS = 1;
 
 /**
- * R57: default delay of displacement events. The inject's response already
- * names what it displaced (R16), so a stream learning it up to a second
- * later loses nothing, and a monitor that keeps firing costs one status
- * update per second per task instead of one per inject.
+ * R57, R67: default delay of displacement events. The inject's response
+ * already names what it displaced (R16) and List shows it at once (R34),
+ * and anything else published on the task sends them first; so a stream
+ * learning it at the task's next event, or 10 s later, loses nothing, and a
+ * monitor that keeps firing costs one status update per task per 10 s.
  */
-export const DEFAULT_DISPLACED_EVENT_DELAY_MS = 1000;
+export const DEFAULT_DISPLACED_EVENT_DELAY_MS = 10_000;

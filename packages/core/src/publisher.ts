@@ -95,6 +95,8 @@ export function isForwardingBus(bus: ExecutionEventBus): bus is ForwardingBus {
 /** Tracks buses the service has seen, so a status copy never reverts a newer state (R31). */
 export class BusRegistry {
   private readonly states = new WeakMap<ExecutionEventBus, BusState>();
+  /** R57: the buses whose displacement events wait, for {@link flushAllDelayed}. */
+  private readonly withDelayed = new Set<ExecutionEventBus>();
 
   /**
    * @param maxHeldEvents R51: the most events held for one task; past it the
@@ -239,6 +241,7 @@ export class BusRegistry {
       // A pending batch never keeps the process alive.
       timer.unref?.();
       state.delayed = { taskId, fallback, events: [...events], timer };
+      this.withDelayed.add(this.real(bus));
     } else {
       delayed.fallback = fallback;
       delayed.events.push(...events);
@@ -255,6 +258,7 @@ export class BusRegistry {
     const delayed = state?.delayed;
     if (state === undefined || delayed === undefined) return;
     state.delayed = undefined;
+    this.withDelayed.delete(this.real(bus));
     clearTimeout(delayed.timer);
     if (state.held !== undefined) {
       // Events are held (R30, R50): these join them, as they would have at inject time.
@@ -262,6 +266,11 @@ export class BusRegistry {
       return;
     }
     this.publishNow(bus, state, delayed.taskId, delayed.fallback, delayed.events);
+  }
+
+  /** R57: every waiting displacement batch goes out now, as its delay would send it. */
+  flushAllDelayed(): void {
+    for (const bus of [...this.withDelayed]) this.flushDelayed(bus);
   }
 
   /** R51: held events, newest kept within the bound. */

@@ -2,6 +2,7 @@ import type { TaskState } from '@a2a-js/sdk';
 import type { ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { resolveUserScope } from '@a2a-js/sdk/server';
 import { reminderAgentExtension } from './agent-card.js';
+import { BatchFreeTaskStore } from './batch-free-task-store.js';
 import { ExecutorWrapper } from './executor-wrapper.js';
 import { InMemoryReminderStore } from './in-memory-store.js';
 import { LazySweeper } from './lazy-sweeper.js';
@@ -89,6 +90,8 @@ export function createReminderService(options: ReminderServiceOptions): Reminder
     endTask: (requestContext, eventBus, finalState) =>
       endTask(steps, taskEnd, requestContext, eventBus, finalState),
     wrapExecutor: (executor) => executors.wrap(executor),
+    wrapTaskStore: (taskStore) => new BatchFreeTaskStore(taskStore),
+    publishDelayedEvents: () => buses.flushAllDelayed(),
     forwardReminders: (requestContext, eventBus, forwardOptions) => {
       // Follow the bus from now on, so `forward` updates repeat its status (R31), as turns do.
       steps.buses.stateOf(eventBus);

@@ -2,6 +2,7 @@ import { Task, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus } from '@a2a-js/sdk/server';
 import { AgentEvent } from '@a2a-js/sdk/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_DISPLACED_EVENT_DELAY_MS } from './limits.js';
 import { reminderEventsOf } from './stream-events.js';
 import { harness, kinds } from './testing/harness.js';
 
@@ -42,6 +43,38 @@ describe('R57: delayed displacement events', () => {
     expect(sink.batches().map(kinds)).toEqual([['displaced:a', 'displaced:b']]);
     vi.advanceTimersByTime(10 * DELAY);
     expect(sink.batches()).toHaveLength(1);
+  });
+
+  it('R67: by default the displacements wait 10 s', async () => {
+    const h = harness({ displacedEventDelayMs: 'default' });
+    await h.saveTask('t1', TaskState.TASK_STATE_WORKING);
+    const sink = h.openBus('t1');
+    await displacing(h, ['a', 'b']);
+    vi.advanceTimersByTime(DEFAULT_DISPLACED_EVENT_DELAY_MS - 1);
+    expect(sink.batches()).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(sink.batches().map(kinds)).toEqual([['displaced:a']]);
+    expect(DEFAULT_DISPLACED_EVENT_DELAY_MS).toBe(10_000);
+  });
+
+  it('publishDelayedEvents sends every waiting batch at once, and once', async () => {
+    const h = harness({ displacedEventDelayMs: DELAY });
+    const sinks = [];
+    for (const id of ['t1', 't2']) {
+      await h.saveTask(id, TaskState.TASK_STATE_WORKING);
+      sinks.push(h.openBus(id));
+      for (const r of ['a', 'b', 'c']) {
+        await h.inject(id, { id: `${id}-${r}`, body: r, dedupeKey: 'k' });
+      }
+    }
+    h.service.publishDelayedEvents();
+    expect(sinks.map((s) => s.batches().map(kinds))).toEqual([
+      [['displaced:t1-a', 'displaced:t1-b']],
+      [['displaced:t2-a', 'displaced:t2-b']],
+    ]);
+    vi.advanceTimersByTime(10 * DELAY);
+    h.service.publishDelayedEvents();
+    expect(sinks.map((s) => s.batches().length)).toEqual([1, 1]);
   });
 
   it('the delay must be a timer delay Node keeps', () => {

@@ -106,6 +106,23 @@ export interface ReminderService extends ReminderRpcHandler {
   wrapExecutor(executor: AgentExecutor): AgentExecutor;
 
   /**
+   * Wraps the SDK TaskStore given to the DefaultRequestHandler so that no
+   * reminder event batch is stored with a task (R66): GetTask, ListTasks and
+   * every later load see the task as the agent left it, while streams and
+   * push notifications carry the batches as before. Agents should always
+   * hand the A2A server their store through this.
+   */
+  wrapTaskStore(taskStore: TaskStore): TaskStore;
+
+  /**
+   * Publishes at once every displacement batch that waits for R57's delay,
+   * as the delay passing would (R67): for a server that stops without ending
+   * its tasks, while its streams are still open, and for measurements. Ending
+   * a task sends its waiting batch first anyway (R57).
+   */
+  publishDelayedEvents(): void;
+
+  /**
    * Forwards the task's reminders into a sub-task that this execution
    * delegated to another A2A agent (R58–R64): every live reminder the filter
    * lets through, now and as they are accepted, goes to the sub-task as a

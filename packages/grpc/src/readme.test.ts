@@ -96,7 +96,7 @@ it('README snippet mounts next to the SDK on one grpc.Server, and its client rea
   const reminders = createReminderService({ taskStore, eventBusManager });
   const requestHandler = new DefaultRequestHandler(
     withTaskReminders(agentCard, reminders),
-    taskStore,
+    reminders.wrapTaskStore(taskStore),
     reminders.wrapExecutor(executor),
     eventBusManager,
   );

@@ -63,7 +63,7 @@ export function inProcessAgent(
   });
   const handler = new DefaultRequestHandler(
     card,
-    taskStore,
+    reminders.wrapTaskStore(taskStore),
     reminders.wrapExecutor(agent),
     eventBusManager,
   );

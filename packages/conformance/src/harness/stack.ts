@@ -2,7 +2,11 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import type { AgentExecutor, TaskStore } from '@a2a-js/sdk/server';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { AgentConnection, Binding, ProtocolBinding } from '@a2a-reminders/client';
@@ -19,6 +23,7 @@ import type {
   ReminderStore,
 } from '@a2a-reminders/core';
 import {
+  BatchFreeTaskStore,
   createReminderService,
   InMemoryReminderStore,
   withTaskReminders,
@@ -141,7 +146,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 }
 
 async function serve(options: StackOptions, replica: StackReplica | undefined): Promise<Stack> {
-  const taskStore = new WatchedTaskStore(replica?.taskStore);
+  // R66: the task store as agents mount it, batches kept off the stored task;
+  // the watch sits above it and sees each task as the A2A server saved it.
+  const taskStore = new WatchedTaskStore(
+    new BatchFreeTaskStore(replica?.taskStore ?? new InMemoryTaskStore()),
+  );
   const eventBusManager = new DefaultExecutionEventBusManager();
   // The reminder store is the suite's parameter (memory, SQLite, PostgreSQL),
   // or a replica's own store on the database the replicas share.

@@ -1,17 +1,22 @@
 import type { Task, TaskState } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { reminderBatchOf } from '@a2a-reminders/core';
+import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { within } from './wait.js';
 
 /**
  * An SDK TaskStore (the in-memory one unless given another, e.g. the SDK's
  * DatabaseTaskStore that replicas share) that tells waiters when a task is
  * saved through it, so a case waits for the SDK to persist a state it drove
- * instead of sleeping.
+ * instead of sleeping. It records each task as the A2A server handed it
+ * over, reminder batch included, above the store that keeps batches off the
+ * stored task (R66).
  */
 export class WatchedTaskStore implements TaskStore {
   private readonly states = new Map<string, TaskState | undefined>();
   private readonly saved = new Map<string, Task>();
+  private readonly history = new Map<string, Task[]>();
   private readonly waiters = new Set<() => void>();
 
   constructor(private readonly inner: TaskStore = new InMemoryTaskStore()) {}
@@ -19,7 +24,11 @@ export class WatchedTaskStore implements TaskStore {
   async save(task: Task, context: ServerCallContext): Promise<void> {
     await this.inner.save(task, context);
     this.states.set(task.id, task.status?.state);
-    this.saved.set(task.id, structuredClone(task));
+    const copy = structuredClone(task);
+    this.saved.set(task.id, copy);
+    const saves = this.history.get(task.id);
+    if (saves === undefined) this.history.set(task.id, [copy]);
+    else saves.push(copy);
     for (const wake of [...this.waiters]) wake();
   }
 
@@ -29,6 +38,24 @@ export class WatchedTaskStore implements TaskStore {
 
   list(...args: Parameters<TaskStore['list']>): ReturnType<TaskStore['list']> {
     return this.inner.list(...args);
+  }
+
+  /** Every save of the task, oldest first, as it was handed to this store. */
+  saves(taskId: string): readonly Task[] {
+    return this.history.get(taskId) ?? [];
+  }
+
+  /**
+   * The events of the last reminder batch the A2A server saved with the task
+   * (R30): a status update's, which the store below keeps off the stored task
+   * (R66), so a later save of the task no longer carries it.
+   */
+  lastSavedBatch(taskId: string): TaskReminderEvent[] {
+    for (const task of [...this.saves(taskId)].reverse()) {
+      const batch = reminderBatchOf({ taskId, metadata: task.metadata });
+      if (batch !== undefined) return batch.events;
+    }
+    return [];
   }
 
   /** Resolves once the latest save of `taskId` has `state`. */

@@ -76,7 +76,7 @@ export async function startAgentUnderTest(
   });
   const stockHandler = new DefaultRequestHandler(
     card,
-    taskStore,
+    defect === 'batches-stored' ? taskStore : reminders.wrapTaskStore(taskStore),
     reminders.wrapExecutor(executor),
     eventBusManager,
   );

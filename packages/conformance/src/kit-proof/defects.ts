@@ -24,6 +24,8 @@ export const DEFECTS = [
   'events-missing-from-stream',
   /** Requests without the extension in A2A-Extensions are served (R3). */
   'extension-not-required',
+  /** The A2A server gets the task store unwrapped, so each task keeps its last batch (R66). */
+  'batches-stored',
 ] as const;
 
 export type Defect = (typeof DEFECTS)[number];

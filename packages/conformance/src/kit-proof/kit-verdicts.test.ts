@@ -61,11 +61,14 @@ const EXPECTED: Record<Defect, string[]> = {
     'R30',
     'R31',
     'R33',
+    'R66',
     'W4',
     'W8',
   ),
   // Activation (R3), its error table row (R39, R40), and R60's check that activation comes first.
   'extension-not-required': everywhere('R3', 'R39', 'R40', 'R60'),
+  // GetTask and ListTasks show the stored batch; streams, rpcs and stock calls stay right.
+  'batches-stored': everywhere('R66'),
 };
 
 describe('the kit against agents built to pass or to fail', () => {

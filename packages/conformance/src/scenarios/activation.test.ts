@@ -22,6 +22,8 @@ verifies('R1-extension-uri', async ({ wire }) => {
     taskId,
     reminder: { id: 'r2', body: 'again', dedupeKey: 'k' },
   });
+  // The task's next event sends the waiting displacement first (R57), well before R67's delay.
+  await wire.tasks.settle(taskId);
   await watch.untilEvents(1);
   const carrier = watch.items.find(
     (item) => item.payload?.$case === 'statusUpdate' && item.payload.value.metadata !== undefined,

@@ -1,4 +1,4 @@
-import { reminderEventsOf } from '@a2a-reminders/core';
+import { DEFAULT_DISPLACED_EVENT_DELAY_MS, reminderEventsOf } from '@a2a-reminders/core';
 import { ReminderState } from '@a2a-reminders/proto';
 import { expect } from 'vitest';
 import { kinds } from '../harness/observe.js';
@@ -78,3 +78,20 @@ verifies(
   },
   { variant: 'before the task ends', stack: { displacedEventDelayMs: NEVER } },
 );
+
+verifies('R67-default-displacement-delay', async ({ wire }) => {
+  // The stack leaves the delay to the service: nothing else happens on the
+  // task, so its default alone sends the batch, and never before it passes.
+  const taskId = await wire.tasks.create();
+  const watch = await wire.tasks.subscribe(taskId);
+  const inject = (id: string) =>
+    wire.client.injectTaskReminder({ taskId, reminder: { id, body: id, dedupeKey: 'k' } });
+  await inject('a');
+  // The delay starts while b's inject displaces a, after this mark.
+  const sent = performance.now();
+  expect((await inject('b')).displacedReminderIds).toEqual(['a']);
+  await watch.untilEvents(1);
+  // Timers never fire early; 1 ms for the two clocks' rounding.
+  expect(performance.now() - sent).toBeGreaterThanOrEqual(DEFAULT_DISPLACED_EVENT_DELAY_MS - 1);
+  expect(watch.batches().map(kinds)).toEqual([['displaced:a']]);
+});

@@ -91,6 +91,8 @@ verifies('R16-displacement-reported', async ({ wire }) => {
     reminder: { id: 'new', body: 'v2', dedupeKey: 'k' },
   });
   expect(next.displacedReminderIds).toEqual(['old']);
+  // The task's next event sends the waiting displacement first (R57), well before R67's delay.
+  await wire.tasks.settle(taskId);
   await watch.untilEvents(1);
   expect(watch.batches().map((b) => b.map(eventSummary))).toEqual([
     ['displaced:old#k {"displacedBy":"new"}'],

@@ -134,7 +134,7 @@ verifies('R38-ephemeral', async ({ wire }) => {
   const task = await wire.tasks.getTask(taskId);
   expect(JSON.stringify(task.history)).not.toContain('UNIQUE-REMINDER-BODY');
   expect(task.status?.message).toBeUndefined();
-  // Task metadata holds only the informational last batch (R30), never a body.
+  // Task metadata holds no batch (R66) and nothing of the reminders, never a body.
   const { [TASK_REMINDERS_EXTENSION_URI]: _batch, ...rest } = task.metadata ?? {};
   expect(JSON.stringify(task.metadata ?? {})).not.toContain('UNIQUE-REMINDER-BODY');
   expect(rest).toEqual({});

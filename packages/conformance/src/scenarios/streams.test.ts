@@ -98,9 +98,9 @@ verifies('R32-no-stream', async ({ wire }) => {
   await wire.client.cancelTaskReminder({ taskId, reminderId: 'b' });
   const states = (await wire.client.listTaskReminders({ taskId })).reminders.map((r) => r.state);
   expect(states).toEqual([ReminderState.DISPLACED, ReminderState.CANCELLED]);
-  // Nothing was published: the stored task carries no reminder metadata.
-  const task = await wire.sdk.getTask({ tenant: '', id: taskId });
-  expect(task.metadata?.[TASK_REMINDERS_EXTENSION_URI]).toBeUndefined();
+  // Nothing was published: the A2A server never saved a batch with the task (R66 aside).
+  expect(wire.stack.taskStore.lastSavedBatch(taskId)).toEqual([]);
+  expect(wire.stack.taskStore.saves(taskId)).toHaveLength(1);
 });
 
 verifies('R33-forward-compatibility', async ({ wire }) => {

@@ -65,9 +65,10 @@ export interface HarnessOptions {
   readonly store?: ReminderStore;
   /**
    * R57's delay; default 0 here, so each inject's displacement events are
-   * one batch at once and tests of other rules see them immediately.
+   * one batch at once and tests of other rules see them immediately;
+   * `'default'` leaves it to the service (R67).
    */
-  readonly displacedEventDelayMs?: number;
+  readonly displacedEventDelayMs?: number | 'default';
 }
 
 export type ReminderInit = MessageInitShape<typeof TaskReminderSchema>;
@@ -86,7 +87,9 @@ export function harness(options: HarnessOptions = {}) {
       ? {}
       : { requireAuthentication: options.requireAuthentication }),
     ...(options.store === undefined ? {} : { store: options.store }),
-    displacedEventDelayMs: options.displacedEventDelayMs ?? 0,
+    ...(options.displacedEventDelayMs === 'default'
+      ? {}
+      : { displacedEventDelayMs: options.displacedEventDelayMs ?? 0 }),
   });
   const ctx = caller();
 

@@ -18,7 +18,7 @@ export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
   const reminders = createReminderService({ taskStore, eventBusManager });
   const requestHandler = new DefaultRequestHandler(
     withTaskReminders(agentCard, reminders),
-    taskStore,
+    reminders.wrapTaskStore(taskStore),
     reminders.wrapExecutor(executor),
     eventBusManager,
   );
