@@ -1,31 +1,26 @@
 import type { Task, TaskState } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { reminderBatchOf } from '@a2a-reminders/core';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { within } from './wait.js';
 
 /**
- * An SDK TaskStore (the in-memory one unless given another, e.g. the SDK's
- * DatabaseTaskStore that replicas share) that tells waiters when a task is
- * saved through it, so a case waits for the SDK to persist a state it drove
- * instead of sleeping. It records each task as the A2A server handed it
- * over, reminder batch included, above the store that keeps batches off the
- * stored task (R66).
+ * An SDK TaskStore over the stack's own (R66's wrapper over the in-memory
+ * store, or the SDK's DatabaseTaskStore that replicas share) that tells
+ * waiters when a task is saved through it, so a case waits for the SDK to
+ * persist a state it drove instead of sleeping. It records each save as the
+ * A2A server handed it over, reminder batch included, above the store that
+ * keeps batches off the stored task (R66).
  */
 export class WatchedTaskStore implements TaskStore {
-  private readonly states = new Map<string, TaskState | undefined>();
-  private readonly saved = new Map<string, Task>();
   private readonly history = new Map<string, Task[]>();
   private readonly waiters = new Set<() => void>();
 
-  constructor(private readonly inner: TaskStore = new InMemoryTaskStore()) {}
+  constructor(private readonly inner: TaskStore) {}
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
     await this.inner.save(task, context);
-    this.states.set(task.id, task.status?.state);
     const copy = structuredClone(task);
-    this.saved.set(task.id, copy);
     const saves = this.history.get(task.id);
     if (saves === undefined) this.history.set(task.id, [copy]);
     else saves.push(copy);
@@ -38,6 +33,11 @@ export class WatchedTaskStore implements TaskStore {
 
   list(...args: Parameters<TaskStore['list']>): ReturnType<TaskStore['list']> {
     return this.inner.list(...args);
+  }
+
+  /** The task as it was last saved. */
+  private latest(taskId: string): Task | undefined {
+    return this.history.get(taskId)?.at(-1);
   }
 
   /** Every save of the task, oldest first, as it was handed to this store. */
@@ -60,11 +60,11 @@ export class WatchedTaskStore implements TaskStore {
 
   /** Resolves once the latest save of `taskId` has `state`. */
   async waitForState(taskId: string, state: TaskState): Promise<void> {
-    if (this.states.get(taskId) === state) return;
+    if (this.latest(taskId)?.status?.state === state) return;
     let wake: (() => void) | undefined;
     const reached = new Promise<void>((resolve) => {
       wake = () => {
-        if (this.states.get(taskId) === state) resolve();
+        if (this.latest(taskId)?.status?.state === state) resolve();
       };
       this.waiters.add(wake);
     });
@@ -78,7 +78,7 @@ export class WatchedTaskStore implements TaskStore {
   /** Resolves with the task once its latest save satisfies `done`. */
   async waitFor(taskId: string, done: (task: Task) => boolean, what: string): Promise<Task> {
     const check = (): Task | undefined => {
-      const task = this.saved.get(taskId);
+      const task = this.latest(taskId);
       return task !== undefined && done(task) ? task : undefined;
     };
     const now = check();
