@@ -20,11 +20,16 @@ export interface LoopResult {
  * Runs `concurrency` workers, each issuing `call` back to back until
  * `durationMs` have passed (closed loop, README, What it measures). `call` throws on
  * any response that fails verification; that counts as an error.
+ * `paceReqPerSec` (a diagnostic, README, Where the time goes): the workers
+ * take the call slots of a fixed schedule at that rate instead, so arms
+ * whose clients differ in cost load the server at one rate; a worker
+ * behind the schedule starts at once.
  */
 export async function closedLoop(
   call: () => Promise<void>,
   concurrency: number,
   durationMs: number,
+  paceReqPerSec = 0,
 ): Promise<LoopResult> {
   const latencies: number[] = [];
   const errorSamples: string[] = [];
@@ -32,8 +37,15 @@ export async function closedLoop(
   const cpuStart = process.cpuUsage();
   const start = performance.now();
   const deadline = start + durationMs;
+  const nextSlot = paceSchedule(start, paceReqPerSec);
   const worker = async () => {
     while (performance.now() < deadline) {
+      if (nextSlot !== undefined) {
+        const slot = nextSlot();
+        // A timer may fire up to a millisecond early: wait again until the slot.
+        while (performance.now() < slot) await sleep(slot - performance.now());
+        if (performance.now() >= deadline) break;
+      }
       const t0 = performance.now();
       try {
         await call();
@@ -59,4 +71,19 @@ export async function closedLoop(
     p99Ms: percentile(latencies, 99),
     clientCpuUsPerReq: requests === 0 ? 0 : (cpu.user + cpu.system) / requests,
   };
+}
+
+/** The start times of a paced loop's calls, one per call taken; undefined when not paced. */
+export function paceSchedule(startMs: number, reqPerSec: number): (() => number) | undefined {
+  if (!(reqPerSec > 0)) return undefined;
+  let taken = 0;
+  return () => {
+    const slot = startMs + (taken * 1000) / reqPerSec;
+    taken += 1;
+    return slot;
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -57,9 +57,9 @@ export class LoadProcess {
     return this.child.pid ?? 0;
   }
 
-  /** Runs the closed loop for `ms` and returns what it measured. */
-  async run(ms: number): Promise<LoopResult> {
-    this.child.stdin?.write(`run ${ms}\n`);
+  /** Runs the closed loop for `ms` (paced at `paceReqPerSec` when given) and returns what it measured. */
+  async run(ms: number, paceReqPerSec = 0): Promise<LoopResult> {
+    this.child.stdin?.write(`run ${ms} ${paceReqPerSec}\n`);
     const line = await this.expect('RESULT ');
     return JSON.parse(line.slice('RESULT '.length)) as LoopResult;
   }

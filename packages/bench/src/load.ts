@@ -1,6 +1,7 @@
 // The load process (README, What it measures): one arm, closed loop at concurrency 16.
-// Driven over stdin by run-bench.ts: `run <ms>` runs the loop for that long and
-// prints `RESULT <json>`; `exit` closes the clients. Prints `READY` when set up.
+// Driven over stdin by run-bench.ts: `run <ms> [<req/s>]` runs the loop for that long (paced
+// at that rate when given and not 0) and prints `RESULT <json>`; `exit` closes the clients.
+// Prints `READY` when set up.
 import { Agent } from 'node:http';
 import { createInterface } from 'node:readline';
 import { armCallFor } from './arm-call.js';
@@ -38,9 +39,9 @@ await call();
 console.log(`READY ${ARMS[armName].label}`);
 
 for await (const line of createInterface({ input: process.stdin })) {
-  const [command, arg] = line.trim().split(/\s+/);
+  const [command, arg, pace] = line.trim().split(/\s+/);
   if (command === 'run') {
-    const result = await closedLoop(call, concurrency, Number(arg));
+    const result = await closedLoop(call, concurrency, Number(arg), Number(pace ?? 0));
     console.log(`RESULT ${JSON.stringify(result)}`);
   } else if (command === 'exit') {
     break;

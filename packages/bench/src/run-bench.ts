@@ -1,6 +1,7 @@
 // The benchmark (README, What it measures): `npm run bench -w @a2a-reminders/bench [-- flags]`.
 // Flags: --rounds 3 --warmup-ms 2000 --slice-ms 10000 --max-reruns 2 --mem-tasks 200
-// --mem-per-task 50 --arms a,b (a subset of arm names, for debugging).
+// --mem-per-task 50 --arms a,b (a subset of arm names, for debugging) --pace <req/s>
+// (a diagnostic: every arm at that rate, README, Where the time goes).
 import { ARM_NAMES, ARMS, type ArmName, isArmName, roundOrder } from './arms.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
@@ -32,6 +33,7 @@ const maxReruns = numberFlag(argv, '--max-reruns', 2);
 const retentionMs = 2000;
 const QUIET_PCT = 15;
 const only = stringFlag(argv, '--arms')?.split(',').filter(isArmName);
+const pace = numberFlag(argv, '--pace', 0);
 
 /**
  * The plain arms' reminders are ended by turn boundaries on every seeded task
@@ -48,7 +50,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
   if (kind === 'send-reminder') await server.admin('POST', '/admin/followup-tasks');
   const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort);
   try {
-    if (warmupMs > 0) await load.run(warmupMs);
+    if (warmupMs > 0) await load.run(warmupMs, pace);
     const warmupSweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;
     await settleDelayedEvents((path) => server.admin('POST', path));
     await server.stats(true); // full GC before every measured slice (README, What it measures)
@@ -56,7 +58,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
     await waitForQuiet(pids, QUIET_PCT);
     const cpu0 = await processCpuUs(server.pid);
     const mark0 = await cpuMark(pids);
-    const result = await load.run(sliceMs);
+    const result = await load.run(sliceMs, pace);
     const loopEnd = await cpuMark(pids);
     await settleDelayedEvents((path) => server.admin('POST', path));
     const cpuUs = (await processCpuUs(server.pid)) - cpu0;
@@ -117,7 +119,11 @@ async function main(server: ServerProcess): Promise<number> {
   console.log(
     `bench server pid ${server.pid}, http :${server.httpPort}, grpc :${server.grpcPort}, ${server.tasks} WORKING tasks seeded`,
   );
-  console.log(`load: closed loop, concurrency 16; ${LOAD_CLIENTS}`);
+  console.log(
+    pace > 0
+      ? `load: paced at ${pace} req/s, at most 16 calls in flight (a diagnostic: the goals are judged on the closed loop); ${LOAD_CLIENTS}`
+      : `load: closed loop, concurrency 16; ${LOAD_CLIENTS}`,
+  );
   console.log(
     `${rounds} rounds × (${warmupMs} ms warm-up + ${sliceMs} ms slice) per arm; Node ${process.version}\n`,
   );

@@ -107,10 +107,12 @@ export async function accept(
     tx.put(ended);
     events.push(displacedEvent(ended, nowMs, reminder.id));
   }
-  const stored = pendingRecord(reminder, nowMs, {
-    displacedReminderIds: displaced.map((d) => d.id),
-    taskState: input.taskState,
-  });
+  const stored = pendingRecord(
+    reminder,
+    nowMs,
+    { displacedReminderIds: displaced.map((d) => d.id), taskState: input.taskState },
+    displaced[0],
+  );
   tx.put(stored);
   if (displaced.length > 0) await purgeRetained(tx, limits);
   return { result: acceptedResponse(taskId, stored), events };

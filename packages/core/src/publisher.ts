@@ -5,6 +5,8 @@ import { AgentEvent } from '@a2a-js/sdk/server';
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
 import { batchMetadata, eventBatch } from './events.js';
 import { isTerminalState } from './task-states.js';
+import type { WaitingEvent } from './waiting-displacement.js';
+import { eventOfWaiting, waitingEvent } from './waiting-displacement.js';
 
 /** The serial queue every EndingBus over one SDK bus publishes through (R28). */
 export interface PublishLane {
@@ -18,11 +20,11 @@ interface HeldEvents {
   readonly events: TaskReminderEvent[];
 }
 
-/** Displacement events waiting to go out together (R57). */
+/** Displacement events waiting to go out together (R57), each compacted while it waits. */
 interface DelayedEvents {
   readonly taskId: string;
   fallback: StatusFallback;
-  readonly events: TaskReminderEvent[];
+  readonly events: WaitingEvent[];
   readonly timer: ReturnType<typeof setTimeout>;
 }
 
@@ -240,11 +242,11 @@ export class BusRegistry {
       const timer = setTimeout(() => this.flushDelayed(bus), this.displacedEventDelayMs);
       // A pending batch never keeps the process alive.
       timer.unref?.();
-      state.delayed = { taskId, fallback, events: [...events], timer };
+      state.delayed = { taskId, fallback, events: events.map(waitingEvent), timer };
       this.withDelayed.add(this.real(bus));
     } else {
       delayed.fallback = fallback;
-      delayed.events.push(...events);
+      for (const event of events) delayed.events.push(waitingEvent(event));
     }
   }
 
@@ -260,12 +262,13 @@ export class BusRegistry {
     state.delayed = undefined;
     this.withDelayed.delete(this.real(bus));
     clearTimeout(delayed.timer);
+    const events = delayed.events.map(eventOfWaiting);
     if (state.held !== undefined) {
       // Events are held (R30, R50): these join them, as they would have at inject time.
-      this.hold(state, delayed.events);
+      this.hold(state, events);
       return;
     }
-    this.publishNow(bus, state, delayed.taskId, delayed.fallback, delayed.events);
+    this.publishNow(bus, state, delayed.taskId, delayed.fallback, events);
   }
 
   /** R57: every waiting displacement batch goes out now, as its delay would send it. */

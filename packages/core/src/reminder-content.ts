@@ -35,19 +35,25 @@ type EveryReminderField = { [K in keyof ReminderFields]-?: ReminderFields[K] | u
  * path of every inject, a copy keyed by the schema's field names cost
  * megamorphic property accesses, and a spread of the content into the
  * record some 4 µs (profiled), V8 copying it property by property.
+ * `predecessor`: the reminder it displaces (R16). Its strings that are equal
+ * are kept instead of the request's copies, so a monitor that keeps firing
+ * holds one copy of its key, source and body across the records a task
+ * retains (R48), and the request's copies die young instead of living on in
+ * the heap's old generation.
  */
 export function pendingRecord(
   reminder: TaskReminder,
   createTimeMs: number,
   acceptance: ReminderAcceptance,
+  predecessor?: ReminderContent,
 ): ReminderWrite {
   return {
     id: reminder.id,
-    body: reminder.body,
-    dedupeKey: reminder.dedupeKey,
+    body: shared(reminder.body, predecessor?.body),
+    dedupeKey: shared(reminder.dedupeKey, predecessor?.dedupeKey),
     ttlTurns: reminder.ttlTurns ?? DEFAULT_TTL_TURNS,
-    roleHint: reminder.roleHint,
-    source: reminder.source,
+    roleHint: shared(reminder.roleHint, predecessor?.roleHint),
+    source: shared(reminder.source, predecessor?.source),
     metadata: reminder.metadata,
     provenance: reminder.provenance,
     state: 'PENDING',
@@ -55,6 +61,11 @@ export function pendingRecord(
     turnsSurfaced: 0,
     acceptance,
   } satisfies EveryReminderField & ReminderWrite;
+}
+
+/** `value`, or the equal string `other` already held (see {@link pendingRecord}). */
+function shared(value: string, other: string | undefined): string {
+  return other === value ? other : value;
 }
 
 /** R58: a reminder's provenance as ProtoJSON text, for a store that keeps it in a column. */
