@@ -42,9 +42,9 @@ export async function closedLoop(
     while (performance.now() < deadline) {
       if (nextSlot !== undefined) {
         const slot = nextSlot();
+        if (slot >= deadline) break;
         // A timer may fire up to a millisecond early: wait again until the slot.
         while (performance.now() < slot) await sleep(slot - performance.now());
-        if (performance.now() >= deadline) break;
       }
       const t0 = performance.now();
       try {

@@ -36,10 +36,10 @@ type EveryReminderField = { [K in keyof ReminderFields]-?: ReminderFields[K] | u
  * megamorphic property accesses, and a spread of the content into the
  * record some 4 µs (profiled), V8 copying it property by property.
  * `predecessor`: the reminder it displaces (R16). Its strings that are equal
- * are kept instead of the request's copies, so a monitor that keeps firing
- * holds one copy of its key, source and body across the records a task
- * retains (R48), and the request's copies die young instead of living on in
- * the heap's old generation.
+ * are kept instead of the request's copies, so in the in-memory store a
+ * monitor that keeps firing holds one copy of its key, source, body and role
+ * hint across the records a task retains (R48), and the request's copies die
+ * young instead of living on in the heap's old generation.
  */
 export function pendingRecord(
   reminder: TaskReminder,

@@ -27,6 +27,23 @@ function displacement(
 }
 
 describe('waitingEvent / eventOfWaiting (R57)', () => {
+  it('carries every field of the schemas it compacts (a new field fails here first)', () => {
+    const names = (fields: readonly { localName: string }[]) => fields.map((f) => f.localName);
+    expect(names(TaskReminderEventSchema.fields).filter((n) => n !== 'displaced')).toEqual([
+      'reminderId',
+      'dedupeKey',
+      'eventTime',
+      'emitted',
+      'expired',
+      'cancelled',
+      'dropped',
+      'forward',
+    ]);
+    expect(TaskReminderEventSchema.oneofs.map((o) => o.localName)).toEqual(['event']);
+    expect(names(ReminderDisplacedSchema.fields)).toEqual(['displacedBy']);
+    expect(names(TimestampSchema.fields)).toEqual(['seconds', 'nanos']);
+  });
+
   it('compacts a displacement event and rebuilds it field for field', () => {
     fc.assert(
       fc.property(
