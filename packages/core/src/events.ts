@@ -1,6 +1,7 @@
 import type { TaskReminderEvent, TaskReminderEventBatch } from '@a2a-reminders/proto';
 import { TaskReminderEventBatchSchema, TaskReminderEventSchema } from '@a2a-reminders/proto';
 import type { JsonObject } from '@bufbuild/protobuf';
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { batchJson } from './batch-json.js';
 import { TASK_REMINDERS_EXTENSION_URI } from './extension-uri.js';
 import { forwardOf } from './records.js';
@@ -21,11 +22,20 @@ type EventBody = TaskReminderEvent['event'];
 
 /** A literal naming every field, not `create()`'s reflection; `events.test.ts` holds it to the schema. */
 function event(reminder: StoredReminder, nowMs: number, body: EventBody): TaskReminderEvent {
+  return eventAt(reminder.id, reminder.dedupeKey, timestampOfMs(nowMs), body);
+}
+
+function eventAt(
+  reminderId: string,
+  dedupeKey: string,
+  eventTime: Timestamp,
+  body: EventBody,
+): TaskReminderEvent {
   return {
     $typeName: TaskReminderEventSchema.typeName,
-    reminderId: reminder.id,
-    dedupeKey: reminder.dedupeKey,
-    eventTime: timestampOfMs(nowMs),
+    reminderId,
+    dedupeKey,
+    eventTime,
     event: body,
   };
 }
@@ -45,7 +55,17 @@ export function emittedEvent(
 
 /** R16: displaced by a newer reminder with the same dedupe key. */
 export function displacedEvent(r: StoredReminder, nowMs: number, displacedBy: string) {
-  return event(r, nowMs, {
+  return displacedEventAt(r.id, r.dedupeKey, timestampOfMs(nowMs), displacedBy);
+}
+
+/** {@link displacedEvent} by its fields, for an event rebuilt after waiting (R57, waiting-displacement.ts). */
+export function displacedEventAt(
+  reminderId: string,
+  dedupeKey: string,
+  eventTime: Timestamp,
+  displacedBy: string,
+): TaskReminderEvent {
+  return eventAt(reminderId, dedupeKey, eventTime, {
     case: 'displaced',
     value: { $typeName: 'a2a.reminders.v1.ReminderDisplaced', displacedBy },
   });

@@ -1,6 +1,7 @@
 import type { TaskReminderEvent } from '@a2a-reminders/proto';
-import { ReminderDisplacedSchema, TaskReminderEventSchema } from '@a2a-reminders/proto';
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { TimestampSchema } from '@bufbuild/protobuf/wkt';
+import { displacedEventAt } from './events.js';
 
 /**
  * R57: a displacement event while it waits for its batch, as its fields
@@ -48,18 +49,10 @@ export function waitingEvent(event: TaskReminderEvent): WaitingEvent {
 /** The event a {@link waitingEvent} holds, as it was given. */
 export function eventOfWaiting(waiting: WaitingEvent): TaskReminderEvent {
   if ('$typeName' in waiting) return waiting;
-  return {
-    $typeName: TaskReminderEventSchema.typeName,
-    reminderId: waiting.reminderId,
-    dedupeKey: waiting.dedupeKey,
-    eventTime: {
-      $typeName: TimestampSchema.typeName,
-      seconds: BigInt(waiting.seconds),
-      nanos: waiting.nanos,
-    },
-    event: {
-      case: 'displaced',
-      value: { $typeName: ReminderDisplacedSchema.typeName, displacedBy: waiting.displacedBy },
-    },
+  const eventTime: Timestamp = {
+    $typeName: TimestampSchema.typeName,
+    seconds: BigInt(waiting.seconds),
+    nanos: waiting.nanos,
   };
+  return displacedEventAt(waiting.reminderId, waiting.dedupeKey, eventTime, waiting.displacedBy);
 }
