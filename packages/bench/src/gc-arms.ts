@@ -1,24 +1,21 @@
 // What each arm leaves to the garbage collector (README, Where the time goes):
 // `npm run bench:gc -w @a2a-reminders/bench -- --arms grpc-get,grpc-inject-plain,grpc-inject`.
 // The bench server runs in its own process with V8's --trace-gc-nvp, each arm's load in its own
-// process, as in the benchmark. Per arm and round: a warm-up, the benchmark's steps before a
-// slice (plain reminders ended, waiting displacement events published, a full GC), the measured
-// window, then those events published again; the collections from the window's start to that
-// publish are summed per request. A diagnostic, not a run that judges the goals.
-// Flags: --arms a,b,… --rounds 2 --warmup-ms 2000 --window-ms 4000
-//   --node-flags "<V8 flags for the server, e.g. --max-semi-space-size=64>"
-//   --server-args "<bench server flags, e.g. --max-retained-finals 0>" --no-full-gc
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+// process, as in the benchmark, with the benchmark's steps around a slice: a warm-up, waiting
+// displacement events published, a full GC, the measured window, its own waiting events
+// published, and after a plain arm its reminders ended. The collections from the window's start
+// to that publish are summed per request. Arms run in the order given, every round (the
+// benchmark rotates them). A diagnostic, not a run that judges the goals.
+// Flags: --arms a,b,… --rounds 2 --warmup-ms 2000 --window-ms 4000 --no-full-gc
+//   --node-flags "<V8 flags for the server alone, e.g. --max-semi-space-size=64>"
+//   --server-args "<bench server flags, e.g. --max-retained-finals 0>"
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { ARMS, isArmName } from './arms.js';
 import { numberFlag, stringFlag } from './cli-args.js';
-import { type GcLine, type GcPerRequest, gcPerRequest, parseGcLine } from './gc-trace.js';
+import { type GcLine, type GcWindow, gcWindow, parseGcLine } from './gc-trace.js';
 import { LoadProcess } from './load-process.js';
-import { stopChild } from './server-process.js';
+import { startServer } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
-import { parseReadyLine, type ServerReady } from './wire.js';
 
 const argv = process.argv.slice(2);
 const arms = (stringFlag(argv, '--arms') ?? 'grpc-get,grpc-inject-plain,grpc-inject')
@@ -33,72 +30,64 @@ const serverArgs = words('--server-args');
 // The benchmark forces a full GC before every slice; `--no-full-gc` leaves it out.
 const fullGcFirst = !argv.includes('--no-full-gc');
 
-const script = fileURLToPath(new URL('./bench-server.js', import.meta.url));
-const server = spawn(
-  process.execPath,
-  ['--expose-gc', '--trace-gc-nvp', ...nodeFlags, script, ...serverArgs],
-  // The server stops when its stdin ends (bench-server.ts), so this process holds it.
-  { stdio: ['pipe', 'pipe', 'inherit'] },
-);
-const stopAll = () => {
-  LoadProcess.stopAll();
-  stopChild(server);
-};
-process.on('SIGINT', () => {
-  stopAll();
-  process.exit(130);
-});
-
 let window: GcLine[] | undefined;
-const ready = await new Promise<ServerReady>((resolve, reject) => {
-  if (server.stdout === null) throw new Error('bench server has no stdout');
-  createInterface({ input: server.stdout }).on('line', (line) => {
-    const readyLine = parseReadyLine(line);
-    if (readyLine !== undefined) resolve(readyLine);
+const server = await startServer(serverArgs, undefined, {
+  nodeFlags: ['--trace-gc-nvp', ...nodeFlags],
+  onLine: (line) => {
     const gc = parseGcLine(line);
     if (gc !== undefined) window?.push(gc);
-  });
-  server.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
+  },
 });
-
-const { httpPort, grpcPort } = ready;
-const admin = async (method: 'GET' | 'POST', path: string) => {
-  const res = await fetch(`http://127.0.0.1:${httpPort}${path}`, { method });
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status}`);
-  return res.json();
+const stopAll = () => {
+  LoadProcess.stopAll();
+  server.stop();
 };
-const post = (path: string) => admin('POST', path);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    stopAll();
+    process.exit(130);
+  });
+}
+const post = (path: string) => server.admin('POST', path);
+// V8 prints a collection's line as it ends, before the server answers the request that caused
+// it; this lets the lines already written reach this process.
+const drain = () => sleep(100);
 
-const rows: { label: string; round: number; requests: number; errors: number; gc: GcPerRequest }[] =
-  [];
+interface Row {
+  readonly label: string;
+  readonly round: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly gc: GcWindow;
+}
+const rows: Row[] = [];
 try {
   for (let round = 1; round <= rounds; round += 1) {
     for (const arm of arms) {
-      const kind = ARMS[arm].kind;
+      const { kind, label } = ARMS[arm];
       if (kind === 'send-reminder') await post('/admin/followup-tasks');
-      const load = await LoadProcess.start(arm, httpPort, grpcPort);
+      const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort);
       try {
         await load.run(warmupMs);
         if (kind === 'inject-plain') await post('/admin/end-plain-reminders');
         await settleDelayedEvents(post);
-        if (fullGcFirst) await admin('GET', '/admin/stats?gc=1');
-        // The full GC's own line is printed before the publish answers; let it arrive first.
-        await sleep(100);
+        if (fullGcFirst) await server.stats(true);
+        await drain();
         const lines: GcLine[] = [];
         window = lines;
         const result = await load.run(windowMs);
         await settleDelayedEvents(post);
-        await sleep(100);
+        await drain();
         window = undefined;
-        const gc = gcPerRequest(lines, result.requests);
+        if (kind === 'inject-plain') await post('/admin/end-plain-reminders');
         rows.push({
-          label: ARMS[arm].label,
+          label,
           round,
           requests: result.requests,
           errors: result.errors,
-          gc,
+          gc: gcWindow(lines, result.requests),
         });
-        console.log(`round ${round}: ${ARMS[arm].label} done`);
+        console.log(`round ${round}: ${label} done`);
       } finally {
         load.stop();
       }
@@ -110,16 +99,46 @@ try {
 
 const flags = [...nodeFlags, ...serverArgs, ...(fullGcFirst ? [] : ['--no-full-gc'])];
 console.log(
-  `\nper request, measured window and its waiting events' publish (flags: ${flags.join(' ') || 'none'})`,
+  `\nwindow and its waiting events' publish; flags: ${flags.join(' ') || 'none'}\n` +
+    'young/full: collections in the window; pause µs, promoted/survived/allocated B: per request',
 );
-console.log(
-  `${'arm'.padEnd(38)} round  requests  scavenges  scavenge µs  promoted B  survived B  allocated B  full GCs  full GC µs  errors`,
-);
-const cell = (value: number, width: number, digits = 0) => value.toFixed(digits).padStart(width);
+const columns = [
+  ['arm', 38],
+  ['round', 5],
+  ['requests', 9],
+  ['young', 6],
+  ['young µs', 9],
+  ['full', 5],
+  ['full µs', 8],
+  ['promoted B', 11],
+  ['survived B', 11],
+  ['allocated B', 12],
+  ['errors', 7],
+] as const;
+const line = (cells: readonly string[]) =>
+  cells
+    .map((c, i) => {
+      const width = columns[i]?.[1] ?? 0;
+      return i === 0 ? c.padEnd(width) : c.padStart(width);
+    })
+    .join(' ');
+console.log(line(columns.map(([name]) => name)));
 for (const r of rows) {
   const g = r.gc;
   console.log(
-    `${r.label.padEnd(38)} ${cell(r.round, 5)} ${cell(r.requests, 9)} ${cell(g.scavenges, 10)} ${cell(g.scavengeUs, 12, 1)} ${cell(g.promotedBytes, 11)} ${cell(g.survivedBytes, 11)} ${cell(g.allocatedBytes, 12)} ${cell(g.fullCollections, 9)} ${cell(g.fullCollectionUs, 11, 1)} ${cell(r.errors, 7)}`,
+    line([
+      r.label,
+      String(r.round),
+      String(r.requests),
+      String(g.youngCollections),
+      g.youngPauseUsPerRequest.toFixed(1),
+      String(g.fullCollections),
+      g.fullPauseUsPerRequest.toFixed(1),
+      g.promotedPerRequest.toFixed(0),
+      g.survivedPerRequest.toFixed(0),
+      g.allocatedPerRequest.toFixed(0),
+      String(r.errors),
+    ]),
   );
 }
 process.exit(0);

@@ -3,12 +3,13 @@
 
 /** One collection as `--trace-gc-nvp` prints it; `pause` in ms, sizes in bytes. */
 export interface GcLine {
-  /** `s` for a scavenge, `mc`/`mmc` for a full (mark-compact) collection. */
+  /** `s` (scavenge) or `mmc` (minor mark-compact) for the young generation; else a full collection. */
   readonly kind: string;
+  /** The main thread's pause; helper threads and concurrent marking are not in it. */
   readonly pauseMs: number;
-  /** Bytes the scavenge moved to the old generation (0 for a full collection's own line). */
+  /** Bytes moved to the old generation: young objects that outlived a second collection. */
   readonly promoted: number;
-  /** Bytes of young objects alive after it, promoted ones included. */
+  /** Bytes copied within the young generation: promoted if they outlive the next one. */
   readonly survived: number;
   /** Bytes allocated since the previous collection. */
   readonly allocated: number;
@@ -18,50 +19,55 @@ export interface GcLine {
 export function parseGcLine(line: string): GcLine | undefined {
   if (!line.includes(' pause=') || !line.includes(' gc=')) return undefined;
   const fields = new Map<string, string>();
-  for (const match of line.matchAll(/(\w+)=(\S+)/g)) {
-    const [, name, value] = match;
-    // The first of a name wins: later fields never reuse these names, but be safe.
-    if (name !== undefined && value !== undefined && !fields.has(name)) fields.set(name, value);
+  for (const [, name, value] of line.matchAll(/([\w.]+)=(\S+)/g)) {
+    if (name !== undefined && value !== undefined) fields.set(name, value);
   }
-  const number = (name: string) => {
-    const value = Number(fields.get(name) ?? Number.NaN);
-    return Number.isFinite(value) ? value : 0;
-  };
   const kind = fields.get('gc');
   if (kind === undefined) return undefined;
+  // Sizes are size_t: two collections in a row can print a wrapped "allocated".
+  const size = (name: string) => {
+    const value = Number(fields.get(name));
+    return Number.isSafeInteger(value) && value >= 0 ? value : 0;
+  };
+  const pauseMs = Number(fields.get('pause'));
   return {
     kind,
-    pauseMs: number('pause'),
-    promoted: number('promoted'),
-    survived: number('new_space_survived'),
-    allocated: number('allocated'),
+    pauseMs: Number.isFinite(pauseMs) ? pauseMs : 0,
+    promoted: size('promoted'),
+    survived: size('new_space_survived'),
+    allocated: size('allocated'),
   };
 }
 
-/** A window's collections per request: scavenges and full collections apart. */
-export interface GcPerRequest {
-  readonly scavenges: number;
-  readonly scavengeUs: number;
-  readonly promotedBytes: number;
-  readonly survivedBytes: number;
-  readonly allocatedBytes: number;
-  readonly fullCollections: number;
-  readonly fullCollectionUs: number;
+export function isYoungCollection(line: GcLine): boolean {
+  return line.kind === 's' || line.kind === 'mmc';
 }
 
-export function gcPerRequest(lines: readonly GcLine[], requests: number): GcPerRequest {
+/** A window's collections: counts for the whole window, the rest per request. */
+export interface GcWindow {
+  readonly youngCollections: number;
+  readonly fullCollections: number;
+  readonly youngPauseUsPerRequest: number;
+  readonly fullPauseUsPerRequest: number;
+  /** By every collection, young and full. */
+  readonly promotedPerRequest: number;
+  readonly survivedPerRequest: number;
+  readonly allocatedPerRequest: number;
+}
+
+export function gcWindow(lines: readonly GcLine[], requests: number): GcWindow {
   const per = (total: number) => (requests > 0 ? total / requests : 0);
-  const scavenges = lines.filter((l) => l.kind === 's');
-  const full = lines.filter((l) => l.kind !== 's');
   const sum = (ls: readonly GcLine[], pick: (l: GcLine) => number) =>
     ls.reduce((total, l) => total + pick(l), 0);
+  const young = lines.filter(isYoungCollection);
+  const full = lines.filter((l) => !isYoungCollection(l));
   return {
-    scavenges: scavenges.length,
-    scavengeUs: per(sum(scavenges, (l) => l.pauseMs) * 1000),
-    promotedBytes: per(sum(scavenges, (l) => l.promoted)),
-    survivedBytes: per(sum(scavenges, (l) => l.survived)),
-    allocatedBytes: per(sum(lines, (l) => l.allocated)),
+    youngCollections: young.length,
     fullCollections: full.length,
-    fullCollectionUs: per(sum(full, (l) => l.pauseMs) * 1000),
+    youngPauseUsPerRequest: per(sum(young, (l) => l.pauseMs) * 1000),
+    fullPauseUsPerRequest: per(sum(full, (l) => l.pauseMs) * 1000),
+    promotedPerRequest: per(sum(lines, (l) => l.promoted)),
+    survivedPerRequest: per(sum(lines, (l) => l.survived)),
+    allocatedPerRequest: per(sum(lines, (l) => l.allocated)),
   };
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { HeapStats } from './admin-route.js';
 import { parseReadyLine, type ServerReady } from './wire.js';
@@ -18,6 +19,14 @@ export const STORE_BENCH_SERVER = fileURLToPath(
   new URL('./store-bench-server.js', import.meta.url),
 );
 
+/** What `startServer` may add for a diagnostic (gc-arms.ts). */
+export interface ServerOptions {
+  /** Node and V8 flags of the server process alone, after --expose-gc. */
+  readonly nodeFlags?: readonly string[];
+  /** Called with every line the server prints, from its start until it exits. */
+  readonly onLine?: (line: string) => void;
+}
+
 /**
  * Starts a bench server (by default the main bench's) with --expose-gc and
  * waits for its BENCH_SERVER line.
@@ -25,10 +34,19 @@ export const STORE_BENCH_SERVER = fileURLToPath(
 export async function startServer(
   args: readonly string[],
   script = benchServer,
+  options: ServerOptions = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--expose-gc', script, ...args], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', ...(options.nodeFlags ?? []), script, ...args],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const { onLine } = options;
+  if (onLine !== undefined && child.stdout !== null) {
+    createInterface({ input: child.stdout }).on('line', onLine);
+  }
   const ready = await new Promise<ServerReady>((resolve, reject) => {
     let buffered = '';
     const onData = (chunk: Buffer) => {
