@@ -16,6 +16,7 @@ import { type GcLine, type GcWindow, gcWindow, parseGcLine } from './gc-trace.js
 import { LoadProcess } from './load-process.js';
 import { startServer } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
+import { aroundSlice } from './slice-steps.js';
 
 const argv = process.argv.slice(2);
 const arms = (stringFlag(argv, '--arms') ?? 'grpc-get,grpc-inject-plain,grpc-inject')
@@ -67,19 +68,23 @@ try {
       const { kind, label } = ARMS[arm];
       if (kind === 'send-reminder') await post('/admin/followup-tasks');
       const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort);
+      const lines: GcLine[] = [];
       try {
-        await load.run(warmupMs);
-        if (kind === 'inject-plain') await post('/admin/end-plain-reminders');
-        await settleDelayedEvents(post);
-        if (fullGcFirst) await server.stats(true);
-        await drain();
-        const lines: GcLine[] = [];
-        window = lines;
-        const result = await load.run(windowMs);
-        await settleDelayedEvents(post);
-        await drain();
-        window = undefined;
-        if (kind === 'inject-plain') await post('/admin/end-plain-reminders');
+        const { window: result } = await aroundSlice(
+          server,
+          load,
+          kind,
+          { warmupMs, pace: 0, fullGc: fullGcFirst },
+          async () => {
+            await drain();
+            window = lines;
+            const loop = await load.run(windowMs);
+            await settleDelayedEvents(post);
+            await drain();
+            window = undefined;
+            return loop;
+          },
+        );
         rows.push({
           label,
           round,

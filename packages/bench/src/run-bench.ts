@@ -8,7 +8,6 @@ import { cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
 import type { FollowUpHistory } from './follow-up-pool.js';
 import { LoadProcess } from './load-process.js';
 import { memoryPhase } from './memory-phase.js';
-import type { PlainReminderSweep } from './plain-reminder-turns.js';
 import { processCpuUs } from './proc-cpu.js';
 import {
   armTable,
@@ -21,6 +20,7 @@ import {
 import { type ServerProcess, startServer } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
 import type { Results, SliceResult } from './slice.js';
+import { aroundSlice } from './slice-steps.js';
 import { BENCH_MAX_LIVE_REMINDERS, LOAD_CLIENTS } from './wire.js';
 
 const argv = process.argv.slice(2);
@@ -35,14 +35,6 @@ const QUIET_PCT = 15;
 const only = stringFlag(argv, '--arms')?.split(',').filter(isArmName);
 const pace = numberFlag(argv, '--pace', 0);
 
-/**
- * The plain arms' reminders are ended by turn boundaries on every seeded task
- * (plain-reminder-turns.ts), after the warm-up and after the slice: outside
- * the measured window, before the full GC.
- */
-const endPlainReminders = (server: ServerProcess) =>
-  server.admin<PlainReminderSweep>('POST', '/admin/end-plain-reminders');
-
 /** One measured slice: warm-up (discarded), full GC, then the slice, with server CPU from /proc. */
 async function measure(server: ServerProcess, arm: ArmName, round: number, attempts: number) {
   const kind = ARMS[arm].kind;
@@ -50,20 +42,25 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
   if (kind === 'send-reminder') await server.admin('POST', '/admin/followup-tasks');
   const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort);
   try {
-    if (warmupMs > 0) await load.run(warmupMs, pace);
-    const warmupSweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;
-    await settleDelayedEvents((path) => server.admin('POST', path));
-    await server.stats(true); // full GC before every measured slice (README, What it measures)
-    const pids = [server.pid, load.pid];
-    await waitForQuiet(pids, QUIET_PCT);
-    const cpu0 = await processCpuUs(server.pid);
-    const mark0 = await cpuMark(pids);
-    const result = await load.run(sliceMs, pace);
-    const loopEnd = await cpuMark(pids);
-    await settleDelayedEvents((path) => server.admin('POST', path));
-    const cpuUs = (await processCpuUs(server.pid)) - cpu0;
-    const mark1 = await cpuMark(pids);
-    const sweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;
+    const { window, warmupSweep, sweep } = await aroundSlice(
+      server,
+      load,
+      kind,
+      { warmupMs, pace, fullGc: true },
+      async () => {
+        const pids = [server.pid, load.pid];
+        await waitForQuiet(pids, QUIET_PCT);
+        const cpu0 = await processCpuUs(server.pid);
+        const mark0 = await cpuMark(pids);
+        const result = await load.run(sliceMs, pace);
+        const loopEnd = await cpuMark(pids);
+        await settleDelayedEvents((path) => server.admin('POST', path));
+        const cpuUs = (await processCpuUs(server.pid)) - cpu0;
+        const mark1 = await cpuMark(pids);
+        return { result, cpuUs, mark0, loopEnd, mark1 };
+      },
+    );
+    const { result, cpuUs, mark0, loopEnd, mark1 } = window;
     const history =
       kind === 'send-reminder'
         ? await server.admin<FollowUpHistory>('GET', '/admin/followup-history')

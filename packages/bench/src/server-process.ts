@@ -43,23 +43,14 @@ export async function startServer(
       stdio: ['pipe', 'pipe', 'inherit'],
     },
   );
-  const { onLine } = options;
-  if (onLine !== undefined && child.stdout !== null) {
-    createInterface({ input: child.stdout }).on('line', onLine);
-  }
   const ready = await new Promise<ServerReady>((resolve, reject) => {
-    let buffered = '';
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      for (const line of buffered.split('\n')) {
-        const parsed = parseReadyLine(line);
-        if (parsed !== undefined) {
-          child.stdout?.off('data', onData);
-          resolve(parsed);
-        }
-      }
-    };
-    child.stdout?.on('data', onData);
+    if (child.stdout === null) throw new Error('bench server has no stdout');
+    const { onLine } = options;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const parsed = parseReadyLine(line);
+      if (parsed !== undefined) resolve(parsed);
+      onLine?.(line);
+    });
     child.once('exit', (code) => reject(new Error(`bench server exited early (${code})`)));
   });
   return {
