@@ -25,6 +25,36 @@ describe('InMemoryReminderStore', () => {
     });
   });
 
+  it('R16: a displacement chain leaves its key one live id, and none once the last ends', async () => {
+    const store = new InMemoryReminderStore();
+    for (const [id, previous] of [
+      ['a', undefined],
+      ['b', 'a'],
+      ['c', 'b'],
+    ] as const) {
+      await store.transact(key, async (tx) => {
+        if (previous !== undefined) {
+          tx.put(reminderWrite(previous, { dedupeKey: 'k', state: 'DISPLACED' }));
+        }
+        tx.put(reminderWrite(id, { dedupeKey: 'k' }));
+        expect((await tx.liveWithDedupeKey('k')).map((r) => r.id)).toEqual([id]);
+      });
+    }
+    await store.transact(key, async (tx) => {
+      tx.put(reminderWrite('c', { dedupeKey: 'k', state: 'CANCELLED' }));
+      expect(await tx.liveWithDedupeKey('k')).toEqual([]);
+      // A key whose live ids went from two to one to none, through the same index.
+      tx.put(reminderWrite('d', { dedupeKey: 'k' }));
+      tx.put(reminderWrite('e', { dedupeKey: 'k' }));
+      expect((await tx.liveWithDedupeKey('k')).map((r) => r.id)).toEqual(['d', 'e']);
+      tx.put(reminderWrite('d', { dedupeKey: 'k', state: 'CANCELLED' }));
+      expect((await tx.liveWithDedupeKey('k')).map((r) => r.id)).toEqual(['e']);
+      tx.put(reminderWrite('e', { dedupeKey: 'k', state: 'CANCELLED' }));
+      expect(await tx.liveWithDedupeKey('k')).toEqual([]);
+      expect(await tx.purgeOldestFinal(0)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    });
+  });
+
   it('rolls back every write of a transaction that throws', async () => {
     const store = new InMemoryReminderStore();
     await store.transact(key, async (tx) => {
@@ -159,6 +189,32 @@ describe('InMemoryReminderStore', () => {
     ]);
     await store.transact(key, async (tx) => {
       expect(await tx.purgeOldestFinal(1)).toEqual(['b']);
+    });
+  });
+
+  it('R48: a rolled-back transaction of several ends and purges restores the end order', async () => {
+    const store = new InMemoryReminderStore();
+    const ids = Array.from({ length: 80 }, (_, i) => `r${i}`);
+    await store.transact(key, async (tx) => {
+      for (const id of ids) tx.put(reminderWrite(id));
+      for (const id of ids.slice(0, 70)) tx.put(reminderWrite(id, { state: 'EXPIRED' }));
+    });
+    await expect(
+      store.transact(key, async (tx) => {
+        expect(await tx.purgeOldestFinal(10)).toEqual(ids.slice(0, 60));
+        tx.put(reminderWrite('r70', { state: 'CANCELLED' }));
+        expect(await tx.purgeOldestFinal(0)).toEqual(ids.slice(60, 71));
+        tx.put(reminderWrite('r71', { state: 'CANCELLED' }));
+        throw new Error('nope');
+      }),
+    ).rejects.toThrow('nope');
+    const snap = await store.read(key);
+    expect(snap?.reminders.map((r) => r.id)).toEqual(ids);
+    await store.transact(key, async (tx) => {
+      expect(await tx.purgeOldestFinal(68)).toEqual(['r0', 'r1']);
+      tx.put(reminderWrite('r79', { state: 'CANCELLED' }));
+      expect(await tx.purgeOldestFinal(-1)).toEqual([...ids.slice(2, 70), 'r79']);
+      expect(await tx.purgeOldestFinal(Number.NaN)).toEqual([]);
     });
   });
 

@@ -1,3 +1,4 @@
+import { FinalOrder } from './final-order.js';
 import { recordWith } from './record-with.js';
 import type {
   ReminderPage,
@@ -25,10 +26,14 @@ interface TaskBucket {
   records: Map<string, StoredReminder>;
   /** Live reminders by id; Map iteration order is acceptance order. */
   live: Map<string, StoredReminder>;
-  /** Live ids per non-empty dedupe key. */
-  readonly liveByDedupeKey: Map<string, Set<string>>;
+  /**
+   * Live ids per non-empty dedupe key: the id alone, as an inject leaves it
+   * (R15, R16: it displaces every live reminder of its key), so a
+   * displacement allocates no Set; a Set only if a write puts more.
+   */
+  readonly liveByDedupeKey: Map<string, string | Set<string>>;
   /** Ids of final records in the order they became final, oldest first (R48). */
-  readonly finals: Set<string>;
+  readonly finals: FinalOrder;
 }
 
 type Undo = () => void;
@@ -41,7 +46,7 @@ function newBucket(): TaskBucket {
     records: new Map(),
     live: new Map(),
     liveByDedupeKey: new Map(),
-    finals: new Set(),
+    finals: new FinalOrder(),
   };
 }
 
@@ -195,6 +200,10 @@ class InMemoryTransaction implements ReminderTransaction {
     const bucket = this.bucket;
     const ids = bucket.liveByDedupeKey.get(dedupeKey);
     if (ids === undefined) return [];
+    if (typeof ids === 'string') {
+      const r = bucket.live.get(ids);
+      return r === undefined ? [] : [r];
+    }
     const found: StoredReminder[] = [];
     for (const id of ids) {
       const r = bucket.live.get(id);
@@ -220,10 +229,14 @@ class InMemoryTransaction implements ReminderTransaction {
     // Same key: Map.set keeps a replacement at its acceptance position.
     bucket.records.set(stored.id, stored);
     setLiveness(bucket, previous, stored);
-    const turnedFinal = !isLiveState(stored.state) && !bucket.finals.has(stored.id);
-    if (turnedFinal) bucket.finals.add(stored.id);
+    // A final record never becomes live again (above): a record turns final
+    // once (an id purged and accepted again is a new record, R48).
+    const turnedFinal =
+      !isLiveState(stored.state) && (previous === undefined || isLiveState(previous.state));
+    if (turnedFinal) bucket.finals.push(stored.id);
     this.undo.push(() => {
-      if (turnedFinal) bucket.finals.delete(stored.id);
+      // Undo runs newest first: the id pushed here is the newest final again.
+      if (turnedFinal) bucket.finals.pop();
       if (previous === undefined) {
         bucket.records.delete(stored.id);
         bucket.lastSeq = lastSeq;
@@ -242,27 +255,26 @@ class InMemoryTransaction implements ReminderTransaction {
 
   async purgeOldestFinal(keep: number): Promise<readonly string[]> {
     const bucket = this.bucket;
+    // As the SQL store reads it: a negative cap keeps none; a whole number of records.
+    const count = bucket.finals.size - Math.max(0, Math.floor(keep));
+    if (!(count > 0)) return [];
+    const ids: string[] = [];
     const purged: StoredReminder[] = [];
-    for (const id of bucket.finals) {
-      if (bucket.finals.size - purged.length <= keep) break;
-      const r = bucket.records.get(id);
-      if (r !== undefined) purged.push(r);
+    for (let i = 0; i < count; i += 1) {
+      const id = bucket.finals.at(i) as string;
+      ids.push(id);
+      // Every queued id has its record: only a purge deletes one, and it dequeues the id.
+      purged.push(bucket.records.get(id) as StoredReminder);
+      bucket.records.delete(id);
     }
-    if (purged.length === 0) return [];
-    for (const r of purged) {
-      bucket.finals.delete(r.id);
-      bucket.records.delete(r.id);
-    }
+    bucket.finals.dropOldest(count);
     this.undo.push(() => {
       // Undo runs newest first, so the purged ids were the oldest finals.
-      const later = [...bucket.finals];
-      bucket.finals.clear();
-      for (const r of purged) bucket.finals.add(r.id);
-      for (const id of later) bucket.finals.add(id);
+      bucket.finals.restoreOldest(ids);
       for (const r of purged) bucket.records.set(r.id, r);
       bucket.records = new Map([...bucket.records].sort(([, a], [, b]) => a.seq - b.seq));
     });
-    return purged.map((r) => r.id);
+    return ids;
   }
 
   setTurn(turn: number): void {
@@ -318,22 +330,11 @@ function setLiveness(
   }
   if (wasLive) {
     bucket.live.delete(before.id);
-    if (before.dedupeKey !== '') {
-      const ids = bucket.liveByDedupeKey.get(before.dedupeKey);
-      ids?.delete(before.id);
-      if (ids?.size === 0) bucket.liveByDedupeKey.delete(before.dedupeKey);
-    }
+    if (before.dedupeKey !== '') removeLiveKey(bucket.liveByDedupeKey, before.dedupeKey, before.id);
   }
   if (isLive) {
     bucket.live.set(after.id, after);
-    if (after.dedupeKey !== '') {
-      let ids = bucket.liveByDedupeKey.get(after.dedupeKey);
-      if (ids === undefined) {
-        ids = new Set();
-        bucket.liveByDedupeKey.set(after.dedupeKey, ids);
-      }
-      ids.add(after.id);
-    }
+    if (after.dedupeKey !== '') addLiveKey(bucket.liveByDedupeKey, after.dedupeKey, after.id);
   }
 }
 
@@ -341,4 +342,23 @@ function rebuildLive(bucket: TaskBucket): void {
   bucket.live = new Map();
   bucket.liveByDedupeKey.clear();
   for (const r of bucket.records.values()) setLiveness(bucket, undefined, r);
+}
+
+type LiveKeyIndex = Map<string, string | Set<string>>;
+
+function addLiveKey(index: LiveKeyIndex, key: string, id: string): void {
+  const ids = index.get(key);
+  if (ids === undefined || ids === id) index.set(key, id);
+  else if (typeof ids === 'string') index.set(key, new Set([ids, id]));
+  else ids.add(id);
+}
+
+function removeLiveKey(index: LiveKeyIndex, key: string, id: string): void {
+  const ids = index.get(key);
+  if (ids === id) {
+    index.delete(key);
+  } else if (typeof ids === 'object') {
+    ids.delete(id);
+    if (ids.size === 0) index.delete(key);
+  }
 }
