@@ -33,7 +33,7 @@ import { benchAgentCard } from './bench-card.js';
 import { FollowUpPool } from './follow-up-pool.js';
 import { expressNoop, grpcNoopDefinition, grpcNoopImplementation } from './noop-routes.js';
 import { HTTP_PATHS } from './wire.js';
-import { workingExecutor } from './working-executor.js';
+import { type WorkingExecutor, workingExecutor } from './working-executor.js';
 
 export interface BenchStack {
   readonly app: Express;
@@ -41,6 +41,8 @@ export interface BenchStack {
   readonly requestHandler: A2ARequestHandler;
   readonly taskStore: TaskStore;
   readonly reminders: ReminderService;
+  /** The agent's executor, unwrapped: its running tasks, for turn boundaries (plain-reminder-turns.ts). */
+  readonly executor: WorkingExecutor;
   /** Ids of the seeded tasks, for the load process (filled by the caller). */
   readonly seededTaskIds: string[];
   /** The SendMessage workaround arms' own tasks (empty until renewed). */
@@ -122,7 +124,16 @@ export function createBenchStack(
   );
   grpcServer.addService(grpcNoopDefinition, grpcNoopImplementation);
 
-  return { app, grpcServer, requestHandler, taskStore, reminders, seededTaskIds, followUpPool };
+  return {
+    app,
+    grpcServer,
+    requestHandler,
+    taskStore,
+    reminders,
+    executor,
+    seededTaskIds,
+    followUpPool,
+  };
 }
 
 /**
