@@ -51,16 +51,20 @@ export function adminEndPlainReminders(
 }
 
 /**
- * `POST /admin/publish-delayed`: every displacement batch waiting for R57's
- * delay goes out now (settle-delayed.ts), and the answer waits until the A2A
- * server has stored what that published. On the bench's in-memory stores that
- * work is promise callbacks only, all run before the next turn of the event
- * loop, however slow the machine.
+ * Every displacement batch waiting for R57's delay goes out now, and the
+ * promise settles once the A2A server has stored what that published. On the
+ * bench's in-memory stores that work is promise callbacks only, all run
+ * before the next turn of the event loop, however slow the machine.
  */
+export async function publishDelayedAndStored(reminders: ReminderService): Promise<void> {
+  reminders.publishDelayedEvents();
+  for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** `POST /admin/publish-delayed`: {@link publishDelayedAndStored} (settle-delayed.ts). */
 export function adminPublishDelayed(reminders: ReminderService) {
   return async (_req: Request, res: Response): Promise<void> => {
-    reminders.publishDelayedEvents();
-    for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    await publishDelayedAndStored(reminders);
     res.json({});
   };
 }

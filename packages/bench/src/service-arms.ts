@@ -1,17 +1,22 @@
 // What the service alone costs per call (README, Where the time goes):
 // `npm run bench:service -w @a2a-reminders/bench`. The bench stack in this process, no transport:
 // the SDK's getTask, a plain inject and a displacing inject called straight on the request
-// handler and the reminder service, 16 at a time, on the 1000 seeded tasks, with the benchmark's
-// steps around each window (plain reminders ended, waiting displacement events published, a full
-// GC) and the window's own waiting events published inside it. Requests are built before the
-// window. CPU per call from process.cpuUsage (all threads). Arms rotate one position per round.
-// Figures differ from the benchmark's (no sockets, no codecs); they compare the arms' own work.
-// Flags: --rounds 8 --calls 20000 --warmup-calls 5000
+// handler and the reminder service, 16 at a time, on the 1000 seeded tasks, each call with a
+// context of its own. First every task gets R48's full count of retained records, as a long run
+// leaves it. Around each window the benchmark's steps (plain reminders ended, waiting
+// displacement events published, a full GC); the window publishes its own waiting events, as a
+// slice does, though with fewer events per task than a 10 s slice gathers. Requests are built
+// before the full GC. CPU per call from process.cpuUsage (all threads); arms rotate one position
+// per round. Figures differ from the benchmark's (no sockets, no codecs); they compare the arms'
+// own work.
+// Flags: --rounds 6 --calls 20000 --warmup-calls 5000
+import type { GetTaskRequest } from '@a2a-js/sdk';
 import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
-import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import { defaultReminderLimits, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import type { InjectTaskReminderRequest } from '@a2a-reminders/proto';
 import { InjectTaskReminderRequestSchema } from '@a2a-reminders/proto';
 import { create } from '@bufbuild/protobuf';
+import { publishDelayedAndStored } from './admin-route.js';
 import { createBenchStack } from './bench-stack.js';
 import { numberFlag } from './cli-args.js';
 import { InjectIds, type InjectStyle, injectReminderJson } from './inject-request.js';
@@ -22,7 +27,8 @@ import { median } from './stats.js';
 import { BENCH_MAX_LIVE_REMINDERS } from './wire.js';
 
 const argv = process.argv.slice(2);
-const rounds = numberFlag(argv, '--rounds', 8);
+// A multiple of the three arms, so each leads a round as often as the others.
+const rounds = numberFlag(argv, '--rounds', 6);
 const calls = numberFlag(argv, '--calls', 20_000);
 const warmupCalls = numberFlag(argv, '--warmup-calls', 5000);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -51,13 +57,6 @@ const ARM_LABELS: Record<ArmName, string> = {
   inject: 'Inject (displacing)',
 };
 
-function requests(style: InjectStyle, count: number): InjectTaskReminderRequest[] {
-  const target = style === 'plain' ? roundRobin(taskIds) : () => pick(taskIds);
-  return Array.from({ length: count }, () =>
-    create(InjectTaskReminderRequestSchema, injectReminderJson(target(), ids.next(), style)),
-  );
-}
-
 /** One call per element, 16 at a time. */
 async function run(count: number, call: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -67,34 +66,63 @@ async function run(count: number, call: (i: number) => Promise<unknown>): Promis
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
+function injectRequests(
+  style: InjectStyle,
+  count: number,
+  target: () => string,
+): InjectTaskReminderRequest[] {
+  return Array.from({ length: count }, () =>
+    create(InjectTaskReminderRequestSchema, injectReminderJson(target(), ids.next(), style)),
+  );
+}
+
+/** `count` calls of the arm, their requests built now. */
 function callsOf(arm: ArmName, count: number): (i: number) => Promise<unknown> {
   if (arm === 'get') {
-    return () => stack.requestHandler.getTask({ tenant: '', id: pick(taskIds) }, caller());
+    const built: GetTaskRequest[] = Array.from({ length: count }, () => ({
+      tenant: '',
+      id: pick(taskIds),
+    }));
+    return (i) => stack.requestHandler.getTask(built[i] as GetTaskRequest, caller());
   }
-  const built = requests(arm === 'inject' ? 'displacing' : 'plain', count);
+  const built =
+    arm === 'inject'
+      ? injectRequests('displacing', count, () => pick(taskIds))
+      : injectRequests('plain', count, roundRobin(taskIds));
   return (i) => stack.reminders.injectTaskReminder(built[i] as InjectTaskReminderRequest, caller());
 }
 
-/** R57: what waits goes out, and the A2A server stores it (as POST /admin/publish-delayed). */
-async function publishDelayed(): Promise<void> {
-  stack.reminders.publishDelayedEvents();
-  for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+/** As between benchmark slices: the plain arm's reminders ended by turn boundaries. */
+async function endPlain(): Promise<void> {
+  const sweep = await endPlainReminders(taskIds, stack.executor, stack.reminders);
+  if (sweep.plainLeft !== 0) throw new Error(`${sweep.plainLeft} plain reminders left live`);
 }
 
 async function window(arm: ArmName): Promise<number> {
   await run(warmupCalls, callsOf(arm, warmupCalls));
-  if (arm === 'inject-plain') await endPlainReminders(taskIds, stack.executor, stack.reminders);
-  await publishDelayed();
-  gc?.();
+  if (arm === 'inject-plain') await endPlain();
+  await publishDelayedAndStored(stack.reminders);
   const call = callsOf(arm, calls);
+  gc?.();
   const before = process.cpuUsage();
   await run(calls, call);
   // The window pays for its own waiting displacement events, as a benchmark slice does.
-  await publishDelayed();
+  await publishDelayedAndStored(stack.reminders);
   const used = process.cpuUsage(before);
-  if (arm === 'inject-plain') await endPlainReminders(taskIds, stack.executor, stack.reminders);
+  if (arm === 'inject-plain') await endPlain();
   return (used.user + used.system) / calls;
 }
+
+// R48: every task at its cap of retained final records, so every displacement purges one.
+const fill = injectRequests(
+  'displacing',
+  taskIds.length * (defaultReminderLimits.maxRetainedFinalRemindersPerTask + 1),
+  roundRobin(taskIds),
+);
+await run(fill.length, (i) =>
+  stack.reminders.injectTaskReminder(fill[i] as InjectTaskReminderRequest, caller()),
+);
+await publishDelayedAndStored(stack.reminders);
 
 const arms: ArmName[] = ['get', 'inject-plain', 'inject'];
 const perArm = new Map<ArmName, number[]>(arms.map((a) => [a, []]));
