@@ -28,10 +28,10 @@ interface TaskBucket {
   live: Map<string, StoredReminder>;
   /**
    * Live ids per non-empty dedupe key: the id alone, as an inject leaves it
-   * (R15, R16: it displaces every live reminder of its key), so a
-   * displacement allocates no Set; a Set only if a write puts more.
+   * (R15: it displaces every live reminder of its key), so a displacement
+   * allocates no Set; a Set only if a write puts more.
    */
-  readonly liveByDedupeKey: Map<string, string | Set<string>>;
+  readonly liveByDedupeKey: LiveKeyIndex;
   /** Ids of final records in the order they became final, oldest first (R48). */
   readonly finals: FinalOrder;
 }
@@ -255,8 +255,8 @@ class InMemoryTransaction implements ReminderTransaction {
 
   async purgeOldestFinal(keep: number): Promise<readonly string[]> {
     const bucket = this.bucket;
-    // As the SQL store reads it: a negative cap keeps none; a whole number of records.
-    const count = bucket.finals.size - Math.max(0, Math.floor(keep));
+    // The service refuses a cap that is no whole number (R48); a negative one keeps none.
+    const count = bucket.finals.size - Math.max(0, keep);
     if (!(count > 0)) return [];
     const ids: string[] = [];
     const purged: StoredReminder[] = [];

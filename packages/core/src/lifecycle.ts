@@ -79,7 +79,7 @@ function purgeRetained(
   tx: ReminderTransaction,
   limits: ReminderLimits,
 ): Promise<readonly string[]> {
-  // The store's promise as is: an async wrapper here cost every displacement a frame.
+  // The store's promise as is, not async: a displacement pays no frame of its own for it.
   return tx.purgeOldestFinal(limits.maxRetainedFinalRemindersPerTask);
 }
 

@@ -46,6 +46,13 @@ export function createReminderService(options: ReminderServiceOptions): Reminder
     // R57 does not apply with replicas: R52 delivers the log's batches as committed.
     options.changeSignal === undefined ? delayMs : 0,
   );
+  // R48: a count of records, so a whole number; 0 keeps no final record.
+  const retained = limits.maxRetainedFinalRemindersPerTask;
+  if (!Number.isInteger(retained) || retained < 0) {
+    throw new RangeError(
+      `maxRetainedFinalRemindersPerTask must be a whole number, got ${String(retained)}`,
+    );
+  }
   // R60: a hop count, so a whole number; 0 refuses every forwarded reminder.
   if (!Number.isInteger(limits.maxForwardHops) || limits.maxForwardHops < 0) {
     throw new RangeError(

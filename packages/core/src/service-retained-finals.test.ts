@@ -47,6 +47,15 @@ describe('retained final records (R48)', () => {
     });
   });
 
+  it('the cap is a whole number: any other is refused when the service is made', () => {
+    for (const cap of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => harness({ limits: { maxRetainedFinalRemindersPerTask: cap } })).toThrow(
+        RangeError,
+      );
+    }
+    expect(() => harness({ limits: { maxRetainedFinalRemindersPerTask: 0 } })).not.toThrow();
+  });
+
   it('a displacement chain keeps the newest finals and every live record, however old', async () => {
     const { h, turn } = await setup(3);
     await h.inject('t1', { id: 'old-live', body: 'stays', ttlTurns: 20 });
