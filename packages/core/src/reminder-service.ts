@@ -40,12 +40,6 @@ export function createReminderService(options: ReminderServiceOptions): Reminder
       `displacedEventDelayMs must be an integer from 0 to ${MAX_TIMER_MS}, got ${delayMs}`,
     );
   }
-  // R51: as many held events as the task can have records listed.
-  const buses = new BusRegistry(
-    limits.maxLiveRemindersPerTask + limits.maxRetainedFinalRemindersPerTask,
-    // R57 does not apply with replicas: R52 delivers the log's batches as committed.
-    options.changeSignal === undefined ? delayMs : 0,
-  );
   // R48: a count of records, so a whole number; 0 keeps no final record.
   const retained = limits.maxRetainedFinalRemindersPerTask;
   if (!Number.isInteger(retained) || retained < 0) {
@@ -53,6 +47,12 @@ export function createReminderService(options: ReminderServiceOptions): Reminder
       `maxRetainedFinalRemindersPerTask must be a whole number, got ${String(retained)}`,
     );
   }
+  // R51: as many held events as the task can have records listed.
+  const buses = new BusRegistry(
+    limits.maxLiveRemindersPerTask + limits.maxRetainedFinalRemindersPerTask,
+    // R57 does not apply with replicas: R52 delivers the log's batches as committed.
+    options.changeSignal === undefined ? delayMs : 0,
+  );
   // R60: a hop count, so a whole number; 0 refuses every forwarded reminder.
   if (!Number.isInteger(limits.maxForwardHops) || limits.maxForwardHops < 0) {
     throw new RangeError(
