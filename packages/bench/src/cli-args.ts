@@ -1,3 +1,5 @@
+import { type ArmName, isArmName } from './arms.js';
+
 /** `--name <n>` from argv, or the default; throws on a value that is not a finite number. */
 export function numberFlag(argv: readonly string[], name: string, fallback: number): number {
   const i = argv.indexOf(name);
@@ -11,4 +13,9 @@ export function numberFlag(argv: readonly string[], name: string, fallback: numb
 export function stringFlag(argv: readonly string[], name: string): string | undefined {
   const i = argv.indexOf(name);
   return i === -1 ? undefined : argv[i + 1];
+}
+
+/** `--arms a,b,…` from argv: the arm names given (others dropped), or undefined. */
+export function armsFlag(argv: readonly string[]): ArmName[] | undefined {
+  return stringFlag(argv, '--arms')?.split(',').filter(isArmName);
 }

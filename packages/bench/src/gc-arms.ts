@@ -10,18 +10,16 @@
 //   --node-flags "<V8 flags for the server alone, e.g. --max-semi-space-size=64>"
 //   --server-args "<bench server flags, e.g. --max-retained-finals 0>"
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ARMS, isArmName } from './arms.js';
-import { numberFlag, stringFlag } from './cli-args.js';
+import { ARMS } from './arms.js';
+import { armsFlag, numberFlag, stringFlag } from './cli-args.js';
 import { type GcLine, type GcWindow, gcWindow, parseGcLine } from './gc-trace.js';
 import { LoadProcess } from './load-process.js';
 import { startServer } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
-import { aroundSlice } from './slice-steps.js';
+import { aroundSlice, serverSliceHost } from './slice-steps.js';
 
 const argv = process.argv.slice(2);
-const arms = (stringFlag(argv, '--arms') ?? 'grpc-get,grpc-inject-plain,grpc-inject')
-  .split(',')
-  .filter(isArmName);
+const arms = armsFlag(argv) ?? (['grpc-get', 'grpc-inject-plain', 'grpc-inject'] as const);
 const rounds = numberFlag(argv, '--rounds', 2);
 const warmupMs = numberFlag(argv, '--warmup-ms', 2000);
 const windowMs = numberFlag(argv, '--window-ms', 4000);
@@ -71,10 +69,14 @@ try {
       const lines: GcLine[] = [];
       try {
         const { window: result } = await aroundSlice(
-          server,
-          load,
+          serverSliceHost(server),
           kind,
-          { warmupMs, pace: 0, fullGc: fullGcFirst },
+          {
+            warmup: async () => {
+              if (warmupMs > 0) await load.run(warmupMs);
+            },
+            fullGc: fullGcFirst,
+          },
           async () => {
             await drain();
             window = lines;

@@ -8,9 +8,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { ARMS, type ArmName, isArmName } from './arms.js';
+import { ARMS, type ArmName } from './arms.js';
 import { createBenchStack } from './bench-stack.js';
-import { numberFlag, stringFlag } from './cli-args.js';
+import { armsFlag, numberFlag, stringFlag } from './cli-args.js';
 import { LoadProcess } from './load-process.js';
 import { type CpuProfile, selfTimeByFunction } from './profile-table.js';
 import { seedTasks } from './seed-tasks.js';
@@ -19,9 +19,7 @@ import { settleDelayedEvents } from './settle-delayed.js';
 import { BENCH_MAX_LIVE_REMINDERS } from './wire.js';
 
 const argv = process.argv.slice(2);
-const arms = (stringFlag(argv, '--arms') ?? 'jsonrpc-get,jsonrpc-inject')
-  .split(',')
-  .filter(isArmName);
+const arms = armsFlag(argv) ?? (['jsonrpc-get', 'jsonrpc-inject'] as const);
 const warmupMs = numberFlag(argv, '--warmup-ms', 2000);
 const sliceMs = numberFlag(argv, '--slice-ms', 5000);
 const top = numberFlag(argv, '--top', 30);

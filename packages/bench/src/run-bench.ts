@@ -2,8 +2,8 @@
 // Flags: --rounds 3 --warmup-ms 2000 --slice-ms 10000 --max-reruns 2 --mem-tasks 200
 // --mem-per-task 50 --arms a,b (a subset of arm names, for debugging) --pace <req/s>
 // (a diagnostic: every arm at that rate, README, Where the time goes).
-import { ARM_NAMES, ARMS, type ArmName, isArmName, roundOrder } from './arms.js';
-import { numberFlag, stringFlag } from './cli-args.js';
+import { ARM_NAMES, ARMS, type ArmName, roundOrder } from './arms.js';
+import { armsFlag, numberFlag } from './cli-args.js';
 import { cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
 import type { FollowUpHistory } from './follow-up-pool.js';
 import { LoadProcess } from './load-process.js';
@@ -20,7 +20,7 @@ import {
 import { type ServerProcess, startServer } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
 import type { Results, SliceResult } from './slice.js';
-import { aroundSlice } from './slice-steps.js';
+import { aroundSlice, serverSliceHost } from './slice-steps.js';
 import { BENCH_MAX_LIVE_REMINDERS, LOAD_CLIENTS } from './wire.js';
 
 const argv = process.argv.slice(2);
@@ -32,7 +32,7 @@ const memPerTask = numberFlag(argv, '--mem-per-task', 50);
 const maxReruns = numberFlag(argv, '--max-reruns', 2);
 const retentionMs = 2000;
 const QUIET_PCT = 15;
-const only = stringFlag(argv, '--arms')?.split(',').filter(isArmName);
+const only = armsFlag(argv);
 const pace = numberFlag(argv, '--pace', 0);
 
 /** One measured slice: warm-up (discarded), full GC, then the slice, with server CPU from /proc. */
@@ -43,10 +43,14 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
   const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort);
   try {
     const { window, warmupSweep, sweep } = await aroundSlice(
-      server,
-      load,
+      serverSliceHost(server),
       kind,
-      { warmupMs, pace, fullGc: true },
+      {
+        warmup: async () => {
+          if (warmupMs > 0) await load.run(warmupMs, pace);
+        },
+        fullGc: true,
+      },
       async () => {
         const pids = [server.pid, load.pid];
         await waitForQuiet(pids, QUIET_PCT);

@@ -17,12 +17,15 @@ import type { InjectTaskReminderRequest } from '@a2a-reminders/proto';
 import { InjectTaskReminderRequestSchema } from '@a2a-reminders/proto';
 import { create } from '@bufbuild/protobuf';
 import { publishDelayedAndStored } from './admin-route.js';
+import type { ArmKind } from './arms.js';
 import { createBenchStack } from './bench-stack.js';
 import { numberFlag } from './cli-args.js';
 import { InjectIds, type InjectStyle, injectReminderJson } from './inject-request.js';
+import { inParallel } from './json-rpc-fetch.js';
 import { pick, roundRobin } from './pick-task.js';
 import { endPlainReminders } from './plain-reminder-turns.js';
 import { seedTasks } from './seed-tasks.js';
+import { aroundSlice, type SliceHost } from './slice-steps.js';
 import { median } from './stats.js';
 import { BENCH_MAX_LIVE_REMINDERS } from './wire.js';
 
@@ -49,21 +52,12 @@ const caller = () =>
     requestedExtensions: [TASK_REMINDERS_EXTENSION_URI],
   });
 
-type ArmName = 'get' | 'inject-plain' | 'inject';
+type ArmName = Extract<ArmKind, 'get' | 'inject-plain' | 'inject'>;
 const ARM_LABELS: Record<ArmName, string> = {
   get: 'SDK getTask',
   'inject-plain': 'Inject (nothing displaced)',
   inject: 'Inject (displacing)',
 };
-
-/** One call per element, 16 at a time. */
-async function run(count: number, call: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await call(next++);
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-}
 
 function injectRequests(
   style: InjectStyle,
@@ -75,41 +69,62 @@ function injectRequests(
   );
 }
 
-/** `count` calls of the arm, their requests built now. */
-function callsOf(arm: ArmName, count: number): (i: number) => Promise<unknown> {
+type Call = () => Promise<void>;
+
+const injectCall =
+  (request: InjectTaskReminderRequest): Call =>
+  async () => {
+    await stack.reminders.injectTaskReminder(request, caller());
+  };
+
+/** `count` calls of the arm, their requests built now; run 16 at a time (inParallel). */
+function callsOf(arm: ArmName, count: number): Call[] {
   if (arm === 'get') {
-    const built: GetTaskRequest[] = Array.from({ length: count }, () => ({
-      tenant: '',
-      id: pick(taskIds),
-    }));
-    return (i) => stack.requestHandler.getTask(built[i] as GetTaskRequest, caller());
+    return Array.from({ length: count }, () => {
+      const request: GetTaskRequest = { tenant: '', id: pick(taskIds) };
+      return async () => {
+        await stack.requestHandler.getTask(request, caller());
+      };
+    });
   }
   const built =
     arm === 'inject'
       ? injectRequests('displacing', count, () => pick(taskIds))
       : injectRequests('plain', count, roundRobin(taskIds));
-  return (i) => stack.reminders.injectTaskReminder(built[i] as InjectTaskReminderRequest, caller());
+  return built.map(injectCall);
 }
 
 /** As between benchmark slices: the plain arm's reminders ended by turn boundaries. */
-async function endPlain(): Promise<void> {
-  const sweep = await endPlainReminders(taskIds, stack.executor, stack.reminders);
-  if (sweep.plainLeft !== 0) throw new Error(`${sweep.plainLeft} plain reminders left live`);
-}
+/** The stack in this process as a slice's host: the benchmark's steps without HTTP. */
+const host: SliceHost = {
+  endPlainReminders: () => endPlainReminders(taskIds, stack.executor, stack.reminders),
+  publishDelayed: () => publishDelayedAndStored(stack.reminders),
+  fullGc: async () => gc(),
+};
 
 async function measuredWindow(arm: ArmName): Promise<number> {
-  await run(warmupCalls, callsOf(arm, warmupCalls));
-  if (arm === 'inject-plain') await endPlain();
-  await publishDelayedAndStored(stack.reminders);
-  const call = callsOf(arm, calls);
-  gc?.();
-  const before = process.cpuUsage();
-  await run(calls, call);
-  // The window pays for its own waiting displacement events, as a benchmark slice does.
-  await publishDelayedAndStored(stack.reminders);
-  const used = process.cpuUsage(before);
-  if (arm === 'inject-plain') await endPlain();
-  return (used.user + used.system) / calls;
+  // Built before the warm-up, so before the full GC too.
+  const jobs = callsOf(arm, calls);
+  const { window, warmupSweep, sweep } = await aroundSlice(
+    host,
+    arm,
+    { warmup: () => inParallel(16, callsOf(arm, warmupCalls)), fullGc: true },
+    async () => {
+      const before = process.cpuUsage();
+      await inParallel(16, jobs);
+      // The window pays for its own waiting displacement events, as a benchmark slice does.
+      await host.publishDelayed();
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / calls;
+    },
+  );
+  // As run-bench checks them: the turn boundaries ended every plain reminder.
+  for (const s of [warmupSweep, sweep]) {
+    if (s !== undefined && s.plainLeft !== 0) {
+      throw new Error(`${s.plainLeft} plain reminders left live`);
+    }
+  }
+  return window;
 }
 
 // R48: every task at its cap of retained final records, so every displacement purges one.
@@ -118,9 +133,7 @@ const fill = injectRequests(
   taskIds.length * (defaultReminderLimits.maxRetainedFinalRemindersPerTask + 1),
   roundRobin(taskIds),
 );
-await run(fill.length, (i) =>
-  stack.reminders.injectTaskReminder(fill[i] as InjectTaskReminderRequest, caller()),
-);
+await inParallel(16, fill.map(injectCall));
 await publishDelayedAndStored(stack.reminders);
 
 const arms: ArmName[] = ['get', 'inject-plain', 'inject'];

@@ -1,13 +1,31 @@
 import type { ArmKind } from './arms.js';
-import type { LoadProcess } from './load-process.js';
 import type { PlainReminderSweep } from './plain-reminder-turns.js';
 import type { ServerProcess } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
 
+/** Where a slice's steps act: the bench server through its admin routes, or the stack in process. */
+export interface SliceHost {
+  /** Turn boundaries that end the plain arm's reminders (plain-reminder-turns.ts). */
+  endPlainReminders(): Promise<PlainReminderSweep>;
+  /** R57: every waiting displacement event published and stored (settle-delayed.ts). */
+  publishDelayed(): Promise<void>;
+  fullGc(): Promise<void>;
+}
+
+/** The bench server as a {@link SliceHost}. */
+export function serverSliceHost(server: ServerProcess): SliceHost {
+  return {
+    endPlainReminders: () => server.admin<PlainReminderSweep>('POST', '/admin/end-plain-reminders'),
+    publishDelayed: () => settleDelayedEvents((path) => server.admin('POST', path)),
+    fullGc: async () => {
+      await server.stats(true);
+    },
+  };
+}
+
 export interface SliceSteps {
-  readonly warmupMs: number;
-  /** `--pace` (0: closed loop). */
-  readonly pace: number;
+  /** The arm's warm-up, discarded. */
+  readonly warmup: () => Promise<unknown>;
   /** Force a full GC before the window (the benchmark always does). */
   readonly fullGc: boolean;
 }
@@ -21,29 +39,24 @@ export interface AroundSlice<T> {
 
 /**
  * The benchmark's steps around one measured slice (README, What it measures),
- * shared by run-bench.ts and gc-arms.ts so both measure the same slice: the
- * warm-up; for a plain arm, its reminders ended by turn boundaries on every
- * seeded task (plain-reminder-turns.ts); the warm-up's waiting displacement
- * events published (R57); a full GC; `window`; the plain reminders ended
- * again. `window` runs the slice and publishes its own waiting events
- * (settleDelayedEvents) before it reads its figures.
+ * shared by run-bench.ts, gc-arms.ts and service-arms.ts so all measure the
+ * same slice: the warm-up; for a plain arm, its reminders ended by turn
+ * boundaries on every seeded task; the warm-up's waiting displacement events
+ * published (R57); a full GC; `window`; the plain reminders ended again.
+ * `window` runs the slice and publishes its own waiting events before it
+ * reads its figures.
  */
 export async function aroundSlice<T>(
-  server: ServerProcess,
-  load: LoadProcess,
+  host: SliceHost,
   kind: ArmKind,
   steps: SliceSteps,
   window: () => Promise<T>,
 ): Promise<AroundSlice<T>> {
-  if (steps.warmupMs > 0) await load.run(steps.warmupMs, steps.pace);
-  const warmupSweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;
-  await settleDelayedEvents((path) => server.admin('POST', path));
-  if (steps.fullGc) await server.stats(true);
+  await steps.warmup();
+  const warmupSweep = kind === 'inject-plain' ? await host.endPlainReminders() : undefined;
+  await host.publishDelayed();
+  if (steps.fullGc) await host.fullGc();
   const result = await window();
-  const sweep = kind === 'inject-plain' ? await endPlainReminders(server) : undefined;
+  const sweep = kind === 'inject-plain' ? await host.endPlainReminders() : undefined;
   return { window: result, warmupSweep, sweep };
-}
-
-function endPlainReminders(server: ServerProcess): Promise<PlainReminderSweep> {
-  return server.admin<PlainReminderSweep>('POST', '/admin/end-plain-reminders');
 }
