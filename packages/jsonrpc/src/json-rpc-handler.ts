@@ -4,6 +4,7 @@ import {
   DEFAULT_MAX_REQUEST_BYTES,
   isJsonObject,
   JSON_RPC_INVALID_REQUEST,
+  jsonBodyReader,
   readRequestJson,
   reminderErrorWire,
   runHttpReminderCall,
@@ -53,10 +54,14 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
   const tooLargeToRead = `Request body exceeds ${readLimit} bytes, the most this endpoint reads${
     maxBodyBytes < readLimit ? `; reminder methods take at most ${maxBodyBytes} bytes` : ''
   }.`;
-  const parseJson = express.json({ limit: readLimit });
+  // express.json()'s defaults made explicit: application/json only, strict.
+  const parseJson = jsonBodyReader<Request, Response>(
+    { limit: readLimit, type: ['application/json'], strict: true },
+    express.json,
+  );
   // A chunked or compressed body's size is known only once read: counted
   // through `verify`, a Buffer and a WeakMap entry per body. A body sent as is
-  // needs neither, since the parser holds it to its Content-Length exactly.
+  // needs neither, since either reader holds it to its Content-Length exactly.
   const countedBytes = new WeakMap<object, number>();
   const parseCountingJson = express.json({
     limit: readLimit,
@@ -115,7 +120,7 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
       handleParsed(req, res, next, undefined);
       return;
     }
-    // The body parser holds an identity body to its Content-Length exactly.
+    // Either reader holds an identity body to its Content-Length exactly.
     const declared = declaredLength(req);
     const parse = declared === undefined ? parseCountingJson : parseJson;
     parse(req, res, (error?: unknown) => {

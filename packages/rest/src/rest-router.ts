@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_REQUEST_BYTES,
   httpFailureOf,
   isBodyTooLarge,
+  jsonBodyReader,
   reminderErrorWire,
   rpcCodeName,
   runHttpReminderCall,
@@ -52,11 +53,10 @@ export function restReminderRouter(options: RestReminderRouterOptions): Router {
   const routes: Route[] = reminderRpcs.flatMap((rpc) =>
     rpc.http.map((binding) => ({ rpc, binding })),
   );
-  const parseJson = express.json({
-    limit: maxBodyBytes,
-    type: [JSON_CONTENT_TYPE, A2A_CONTENT_TYPE],
-    strict: false,
-  });
+  const parseJson = jsonBodyReader<Request, Response>(
+    { limit: maxBodyBytes, type: [JSON_CONTENT_TYPE, A2A_CONTENT_TYPE], strict: false },
+    express.json,
+  );
   const router = express.Router();
   router.use((req, res, next) => {
     const verb = req.method.toLowerCase();
