@@ -1,5 +1,5 @@
 import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { httpFailureOf, isBodyTooLarge, jsonBodyReader } from '@a2a-reminders/core/protocol';
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
@@ -100,6 +100,10 @@ function outcomeRoute(reader: express.RequestHandler): express.Router {
 }
 
 let server: Server;
+/** What the reader passed on for the last request to /aborted. */
+let abortedOutcome: Promise<unknown> = Promise.resolve();
+let settleAborted: (outcome: unknown) => void = () => {};
+let reachedAborted: () => void = () => {};
 let port = 0;
 const fallbackCalls: string[] = [];
 
@@ -118,6 +122,14 @@ beforeAll(async () => {
     app.use(`/fast-${strict}`, outcomeRoute(fast));
     app.use(`/parser-${strict}`, outcomeRoute(express.json(options)));
   }
+  const reader = jsonBodyReader<Request, Response>(
+    { limit: LIMIT, type: TYPES, strict: false },
+    express.json,
+  );
+  app.post('/aborted', (req, res) => {
+    reachedAborted();
+    reader(req, res, (error) => settleAborted(error));
+  });
   server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   port = (server.address() as AddressInfo).port;
@@ -185,5 +197,28 @@ describe('jsonBodyReader reads as body-parser does (W3, W12)', () => {
       'read',
       'too large',
     ]);
+  });
+
+  it('reports a caller gone mid-body on a real socket as aborted, and the server keeps serving', async () => {
+    abortedOutcome = new Promise((resolve) => {
+      settleAborted = resolve;
+    });
+    const reached = new Promise<void>((resolve) => {
+      reachedAborted = resolve;
+    });
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      'POST /aborted HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"a":',
+    );
+    // Gone once the reader is on the request, whatever the machine's speed.
+    await reached;
+    socket.destroy();
+    expect(httpFailureOf(await abortedOutcome)).toEqual({
+      status: 400,
+      message: 'request aborted',
+      malformedJson: false,
+    });
+    expect(await send('/fast-true', CASES[0] as Case)).toEqual({ body: { a: 1, b: [true, null] } });
   });
 });
