@@ -14,6 +14,7 @@ import type { Request, Response } from 'express';
 import express from 'express';
 import { numberFlag } from './cli-args.js';
 import { injectReminderJson } from './inject-request.js';
+import { inParallel } from './json-rpc-fetch.js';
 import { spread } from './stats.js';
 
 const ROUTES = ['/get', '/express-json', '/reader'] as const;
@@ -62,15 +63,10 @@ if (process.argv[2] === '--client') {
   // The bench process gone (an error, ^C), nothing is left to load.
   process.on('disconnect', () => process.exit(0));
   process.on('message', async (job: Job) => {
-    let sent = 0;
     try {
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (sent < job.count) {
-            sent += 1;
-            await one(job);
-          }
-        }),
+      await inParallel(
+        CONCURRENCY,
+        Array.from({ length: job.count }, () => () => one(job)),
       );
       process.send?.({ done: true });
     } catch (error) {

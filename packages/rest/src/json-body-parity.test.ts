@@ -100,8 +100,7 @@ function outcomeRoute(reader: express.RequestHandler): express.Router {
 }
 
 let server: Server;
-/** What the reader passed on for the last request to /aborted. */
-let abortedOutcome: Promise<unknown> = Promise.resolve();
+/** Called with what the reader passed on for a request to /aborted. */
 let settleAborted: (outcome: unknown) => void = () => {};
 let reachedAborted: () => void = () => {};
 let port = 0;
@@ -200,7 +199,7 @@ describe('jsonBodyReader reads as body-parser does (W3, W12)', () => {
   });
 
   it('reports a caller gone mid-body on a real socket as aborted, and the server keeps serving', async () => {
-    abortedOutcome = new Promise((resolve) => {
+    const outcome = new Promise<unknown>((resolve) => {
       settleAborted = resolve;
     });
     const reached = new Promise<void>((resolve) => {
@@ -214,7 +213,7 @@ describe('jsonBodyReader reads as body-parser does (W3, W12)', () => {
     // Gone once the reader is on the request, whatever the machine's speed.
     await reached;
     socket.destroy();
-    expect(httpFailureOf(await abortedOutcome)).toEqual({
+    expect(httpFailureOf(await outcome)).toEqual({
       status: 400,
       message: 'request aborted',
       malformedJson: false,
