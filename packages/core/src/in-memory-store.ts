@@ -63,10 +63,9 @@ export class InMemoryReminderStore implements ReminderStore {
   /** Ended tasks only, so a sweep never visits live ones. */
   private readonly ended = new Map<string, number>();
 
-  async transact<T>(
-    key: ReminderStoreKey,
-    mutate: (tx: ReminderTransaction) => Promise<T>,
-  ): Promise<T> {
+  // Not async: it returns the transaction's own promise, without a frame and
+  // the extra promise an async function wraps around it (every inject).
+  transact<T>(key: ReminderStoreKey, mutate: (tx: ReminderTransaction) => Promise<T>): Promise<T> {
     const k = storeKeyString(key);
     const previous = this.locks.get(k);
     let next: Promise<T>;
@@ -82,6 +81,8 @@ export class InMemoryReminderStore implements ReminderStore {
     const release = () => {
       if (this.locks.get(k) === next) this.locks.delete(k);
     };
+    // Registered before `next` is returned, so every caller resumes after the
+    // lock is released: takeIdleTurn then finds it free.
     next.then(release, release);
     return next;
   }

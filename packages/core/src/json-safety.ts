@@ -138,19 +138,24 @@ export function loneSurrogateViolations<Desc extends DescMessage>(
 ): FieldViolation[] {
   const violations: FieldViolation[] = [];
   const record = message as unknown as Record<string, unknown>;
+  // Paths are built only to report a field or to descend into one: a clean
+  // request, nearly every one, builds no string per field (every inject).
+  const pathOf = (field: DescField) => (path === '' ? field.jsonName : `${path}.${field.jsonName}`);
   for (const field of schema.fields) {
-    const at = path === '' ? field.jsonName : `${path}.${field.jsonName}`;
     const value = fieldValue(record, field);
     if (field.fieldKind === 'scalar' && field.scalar === ScalarType.STRING) {
       if (typeof value === 'string' && hasLoneSurrogate(value)) {
-        violations.push({ field: at, description: LONE_SURROGATE_DESCRIPTION });
+        violations.push({ field: pathOf(field), description: LONE_SURROGATE_DESCRIPTION });
       }
     } else if (field.fieldKind === 'list' && Array.isArray(value)) {
       value.forEach((item: unknown, i) => {
-        const element = `${at}[${i}]`;
         if (typeof item === 'string' && hasLoneSurrogate(item)) {
-          violations.push({ field: element, description: LONE_SURROGATE_DESCRIPTION });
+          violations.push({
+            field: `${pathOf(field)}[${i}]`,
+            description: LONE_SURROGATE_DESCRIPTION,
+          });
         } else if (field.listKind === 'message' && typeof item === 'object' && item !== null) {
+          const element = `${pathOf(field)}[${i}]`;
           violations.push(
             ...loneSurrogateViolations(field.message, item as MessageShape<DescMessage>, element),
           );
@@ -163,7 +168,11 @@ export function loneSurrogateViolations<Desc extends DescMessage>(
       value !== null
     ) {
       violations.push(
-        ...loneSurrogateViolations(field.message, value as MessageShape<DescMessage>, at),
+        ...loneSurrogateViolations(
+          field.message,
+          value as MessageShape<DescMessage>,
+          pathOf(field),
+        ),
       );
     }
   }

@@ -12,13 +12,19 @@ export class LazySweeper {
   /**
    * Purging is housekeeping: a failed sweep (say, a busy database) is logged
    * and retried later, never answered to the caller who happened to trigger it.
+   * Undefined when no sweep is due, as on almost every call: no async frame
+   * per rpc for a check that finds nothing to do.
    */
-  async maybeSweep(): Promise<void> {
+  maybeSweep(): Promise<void> | undefined {
     const nowMs = this.steps.nowMs();
-    if (nowMs - this.lastSweepMs < Math.min(this.steps.limits.retentionMs, 60_000)) return;
+    if (nowMs - this.lastSweepMs < Math.min(this.steps.limits.retentionMs, 60_000))
+      return undefined;
     this.lastSweepMs = nowMs;
-    await this.steps.store.sweep(nowMs).catch((error: unknown) => {
-      console.error('task reminders: sweeping ended tasks failed', error);
-    });
+    return this.steps.store.sweep(nowMs).then(
+      () => undefined,
+      (error: unknown) => {
+        console.error('task reminders: sweeping ended tasks failed', error);
+      },
+    );
   }
 }

@@ -95,9 +95,11 @@ export class ReminderSteps {
     key: ReminderStoreKey,
     step: (tx: ReminderTransaction) => Promise<Outcome<T>>,
   ): Promise<Committed<T>> {
+    // Without replicas the step's outcome is the commit: no wrapper frame.
+    if (this.replicas === undefined) return this.store.transact(key, step);
     return this.store.transact(key, async (tx) => {
       const outcome = await step(tx);
-      if (this.replicas === undefined || outcome.events.length === 0) return outcome;
+      if (outcome.events.length === 0) return outcome;
       if (tx.appendEvents === undefined) {
         throw new Error('the reminder store has an event log but its transactions cannot append');
       }
