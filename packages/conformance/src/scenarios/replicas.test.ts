@@ -224,9 +224,13 @@ verifies(
     // A stops as a dead process does: no heartbeat, no LISTEN. Its lease
     // runs out and B's own timer ends the task.
     await a.crash();
+    // The reaper reports a task once it has also released its claim, a
+    // database round trip after the task is stored FAILED: wait for both.
     await poll(
-      async () => (await b.tasks.getTask(taskId)).status?.state === TaskState.TASK_STATE_FAILED,
-      `B to end task ${taskId} FAILED`,
+      async () =>
+        reaper.endedTasks.length > 0 &&
+        (await b.tasks.getTask(taskId)).status?.state === TaskState.TASK_STATE_FAILED,
+      `B to end task ${taskId} FAILED and report it`,
     );
     const task = await b.tasks.getTask(taskId);
     const text = task.status?.message?.parts.map((p) =>
