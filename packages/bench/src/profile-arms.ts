@@ -120,7 +120,10 @@ const perRequest = (self: Map<string, number>, requests: number) =>
 const byFunction = perArm.map((a) => perRequest(a.self, a.requests));
 const byPackage = byFunction.map((self) => {
   const sums = new Map<string, number>();
-  for (const [k, v] of self) sums.set(packageOf(k), (sums.get(packageOf(k)) ?? 0) + v);
+  for (const [k, v] of self) {
+    const pkg = packageOf(k);
+    sums.set(pkg, (sums.get(pkg) ?? 0) + v);
+  }
   return sums;
 });
 const unit = alloc
