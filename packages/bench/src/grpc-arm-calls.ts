@@ -1,12 +1,9 @@
 import { SendMessageRequest, TaskPushNotificationConfig, TaskState } from '@a2a-js/sdk';
 import { A2AService } from '@a2a-js/sdk/server/grpc';
-import {
-  findReminderRpc,
-  InjectTaskReminderRequestSchema,
-  InjectTaskReminderResponseSchema,
-  ReminderState,
-} from '@a2a-reminders/proto';
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
+import type { InjectTaskReminderResponse } from '@a2a-reminders/proto';
+import { InjectTaskReminderRequestSchema, ReminderState } from '@a2a-reminders/proto';
+import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import type { ArmName } from './arms.js';
 import type { InjectIds, InjectStyle } from './inject-request.js';
@@ -36,7 +33,7 @@ type GrpcArm = Extract<
   | 'grpc-push-config'
 >;
 
-const INJECT_PATH = findReminderRpc('InjectTaskReminder')?.grpcPath ?? '';
+const INJECT = TaskReminderServiceDefinition.injectTaskReminder;
 
 function metadata(): grpc.Metadata {
   const md = new grpc.Metadata();
@@ -60,7 +57,7 @@ function unary<Req, Res>(
   });
 }
 
-/** One call of an SDK A2AService method with that method's own codecs. */
+/** One call of a service method (the SDK's A2AService or the reminder binding's), its own codecs. */
 function sdkCall<Req, Res>(
   client: grpc.Client,
   method: {
@@ -76,20 +73,17 @@ function sdkCall<Req, Res>(
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 const parse = (bytes: Buffer) => JSON.parse(bytes.toString('utf8')) as { n?: unknown };
 
-/** One InjectTaskReminder over the generic client, protobuf-es codecs; verifies the reply. */
+/**
+ * One InjectTaskReminder over the generic client with the binding's codecs
+ * (TaskReminderServiceDefinition); verifies the reply.
+ */
 function injectCall(t: GrpcArmTarget, style: InjectStyle, target: () => string) {
   return async () => {
     const request = create(
       InjectTaskReminderRequestSchema,
       injectReminderJson(target(), t.ids.next(), style),
     );
-    const reply = await unary(
-      t.client,
-      INJECT_PATH,
-      (r: typeof request) => Buffer.from(toBinary(InjectTaskReminderRequestSchema, r)),
-      (b) => fromBinary(InjectTaskReminderResponseSchema, b),
-      request,
-    );
+    const reply = (await sdkCall(t.client, INJECT, request)) as InjectTaskReminderResponse;
     if (reply.record?.state !== ReminderState.PENDING || reply.taskState !== 'TASK_STATE_WORKING') {
       throw new Error(`InjectTaskReminder: unexpected reply for ${request.reminder?.id}`);
     }
@@ -98,8 +92,8 @@ function injectCall(t: GrpcArmTarget, style: InjectStyle, target: () => string) 
 
 /**
  * The request function of a gRPC arm through the @grpc/grpc-js client's
- * generic makeUnaryRequest; the codecs are the generated ones (the SDK's
- * A2AService serializers, protobuf-es toBinary/fromBinary for reminders).
+ * generic makeUnaryRequest; the codecs are each service's own (the SDK's
+ * A2AService serializers, the reminder binding's TaskReminderServiceDefinition).
  */
 export function grpcArmCall(arm: GrpcArm, t: GrpcArmTarget): () => Promise<void> {
   switch (arm) {

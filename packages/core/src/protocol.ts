@@ -19,6 +19,7 @@ export type { HttpCallOutcome, JsonResponse } from './http-reply.js';
 export { echoExtensions, runHttpReminderCall, sendEmpty, sendJson } from './http-reply.js';
 export type { BodyMiddleware, JsonBodyOptions, JsonBodySource } from './json-body.js';
 export { jsonBodyReader } from './json-body.js';
+export { toMessageBinary } from './message-binary.js';
 export { readRequestBinary } from './protobinary.js';
 export { isJsonObject, parseRequestJson, readRequestJson, toResponseJson } from './protojson.js';
 export type { ReadRequest } from './read-request.js';

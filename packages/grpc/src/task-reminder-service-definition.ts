@@ -1,10 +1,10 @@
 import type { ReminderRpcHandler } from '@a2a-reminders/core';
 import type { ReadRequest } from '@a2a-reminders/core/protocol';
-import { readRequestBinary } from '@a2a-reminders/core/protocol';
+import { readRequestBinary, toMessageBinary } from '@a2a-reminders/core/protocol';
 import type { ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
 import type { DescMessage, Message } from '@bufbuild/protobuf';
-import { fromBinary, toBinary } from '@bufbuild/protobuf';
+import { fromBinary } from '@bufbuild/protobuf';
 import type { MethodDefinition } from '@grpc/grpc-js';
 
 /** The method names of the service: the rpcs' protobuf-es local names (`injectTaskReminder`, …). */
@@ -60,10 +60,12 @@ function methodDefinition(rpc: ReminderRpc): ReminderMethodDefinition {
     responseStream: false,
     originalName: rpc.method.localName,
     requestSerialize: (value) =>
-      Buffer.from(value instanceof EncodedRequest ? value.bytes : toBinary(input, value)),
+      value instanceof EncodedRequest
+        ? Buffer.from(value.bytes)
+        : bufferOf(toMessageBinary(input, value)),
     // No decoding here: the service first checks the length (W12).
     requestDeserialize: (bytes) => new EncodedRequest(input, bytes),
-    responseSerialize: (value) => bufferOf(toBinary(output, value)),
+    responseSerialize: (value) => bufferOf(toMessageBinary(output, value)),
     responseDeserialize: (bytes) => fromBinary(output, bytes),
   };
 }
@@ -71,7 +73,8 @@ function methodDefinition(rpc: ReminderRpc): ReminderMethodDefinition {
 /**
  * The `@grpc/grpc-js` service definition of `a2a.reminders.v1.TaskReminderService`,
  * built from the protobuf-es descriptor: paths, methods and the binary codec
- * all come from the generated schemas, none is restated here. Mount it with
+ * come from the generated schemas (core's `toMessageBinary` writes `toBinary`'s
+ * bytes for the inject request and the responses). Mount it with
  * `server.addService(TaskReminderServiceDefinition, grpcReminderService(options))`.
  */
 export const TaskReminderServiceDefinition: Readonly<
