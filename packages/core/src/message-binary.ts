@@ -112,66 +112,61 @@ function injectRequest(w: BinaryWriter, m: InjectTaskReminderRequest): void {
   usual(m, InjectTaskReminderRequestSchema.typeName);
   if (m.tenant !== '') w.tag(1, LEN).string(m.tenant);
   if (m.taskId !== '') w.tag(2, LEN).string(m.taskId);
-  if (m.reminder !== undefined) {
-    w.tag(3, LEN).fork();
-    reminder(w, m.reminder);
-    w.join();
-  }
+  if (m.reminder !== undefined) reminder(w, 3, m.reminder);
 }
 
 function injectResponse(w: BinaryWriter, m: InjectTaskReminderResponse): void {
   usual(m, InjectTaskReminderResponseSchema.typeName);
-  if (m.record !== undefined) nestedRecord(w, 1, m.record);
+  if (m.record !== undefined) record(w, 1, m.record);
   for (const id of m.displacedReminderIds) w.tag(2, LEN).string(id);
   if (m.taskState !== '') w.tag(3, LEN).string(m.taskState);
 }
 
 function listResponse(w: BinaryWriter, m: ListTaskRemindersResponse): void {
   usual(m, ListTaskRemindersResponseSchema.typeName);
-  for (const r of m.reminders) nestedRecord(w, 1, r);
+  for (const r of m.reminders) record(w, 1, r);
   if (m.nextPageToken !== '') w.tag(2, LEN).string(m.nextPageToken);
 }
 
 function cancelResponse(w: BinaryWriter, m: CancelTaskReminderResponse): void {
   usual(m, CancelTaskReminderResponseSchema.typeName);
-  if (m.record !== undefined) nestedRecord(w, 1, m.record);
+  if (m.record !== undefined) record(w, 1, m.record);
 }
 
-function nestedRecord(w: BinaryWriter, fieldNo: number, r: TaskReminderRecord): void {
+// Each nested message's writer takes its field number and writes tag, length and body.
+function record(w: BinaryWriter, fieldNo: number, r: TaskReminderRecord): void {
   usual(r, TaskReminderRecordSchema.typeName);
   w.tag(fieldNo, LEN).fork();
   if (r.taskId !== '') w.tag(1, LEN).string(r.taskId);
-  if (r.reminder !== undefined) {
-    w.tag(2, LEN).fork();
-    reminder(w, r.reminder);
-    w.join();
-  }
+  if (r.reminder !== undefined) reminder(w, 2, r.reminder);
   if (r.state !== 0) w.tag(3, VARINT).int32(r.state);
   if (r.createTime !== undefined) timestamp(w, 4, r.createTime);
   if (r.endTime !== undefined) timestamp(w, 5, r.endTime);
   if (r.firstTurn !== undefined) w.tag(6, VARINT).int32(r.firstTurn);
   if (r.turnsRemaining !== 0) w.tag(7, VARINT).int32(r.turnsRemaining);
   if (r.displacedBy !== '') w.tag(8, LEN).string(r.displacedBy);
-  for (const f of r.forwards) forward(w, f);
+  for (const f of r.forwards) forward(w, 9, f);
   w.join();
 }
 
-function reminder(w: BinaryWriter, r: TaskReminder): void {
+function reminder(w: BinaryWriter, fieldNo: number, r: TaskReminder): void {
   usual(r, TaskReminderSchema.typeName);
   // A Struct is a JSON object in protobuf-es's messages: toBinary converts it.
   if (r.metadata !== undefined) throw UNUSUAL;
+  w.tag(fieldNo, LEN).fork();
   if (r.id !== '') w.tag(1, LEN).string(r.id);
   if (r.body !== '') w.tag(2, LEN).string(r.body);
   if (r.dedupeKey !== '') w.tag(3, LEN).string(r.dedupeKey);
   if (r.ttlTurns !== undefined) w.tag(4, VARINT).int32(r.ttlTurns);
   if (r.roleHint !== '') w.tag(5, LEN).string(r.roleHint);
   if (r.source !== '') w.tag(6, LEN).string(r.source);
-  if (r.provenance !== undefined) provenance(w, r.provenance);
+  if (r.provenance !== undefined) provenance(w, 8, r.provenance);
+  w.join();
 }
 
-function provenance(w: BinaryWriter, p: ReminderProvenance): void {
+function provenance(w: BinaryWriter, fieldNo: number, p: ReminderProvenance): void {
   usual(p, ReminderProvenanceSchema.typeName);
-  w.tag(8, LEN).fork();
+  w.tag(fieldNo, LEN).fork();
   for (const hop of p.hops) {
     usual(hop, ReminderHopSchema.typeName);
     w.tag(1, LEN).fork();
@@ -183,9 +178,9 @@ function provenance(w: BinaryWriter, p: ReminderProvenance): void {
   w.join();
 }
 
-function forward(w: BinaryWriter, f: ReminderForward): void {
+function forward(w: BinaryWriter, fieldNo: number, f: ReminderForward): void {
   usual(f, ReminderForwardSchema.typeName);
-  w.tag(9, LEN).fork();
+  w.tag(fieldNo, LEN).fork();
   if (f.taskId !== '') w.tag(1, LEN).string(f.taskId);
   if (f.reminderId !== '') w.tag(2, LEN).string(f.reminderId);
   if (f.state !== 0) w.tag(3, VARINT).int32(f.state);
