@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ARM_NAMES, ARMS, type ArmKind, roundOrder } from './arms.js';
+import {
+  ARM_NAMES,
+  ARMS,
+  type ArmKind,
+  INTERLEAVED_GROUPS,
+  interleavedGroup,
+  interleavedOrder,
+  roundOrder,
+} from './arms.js';
 
 describe('roundOrder', () => {
   it('runs every arm exactly once a round', () => {
@@ -8,23 +16,23 @@ describe('roundOrder', () => {
     }
   });
 
-  it('keeps each binding block as stock GetTask, GetTask, Inject displacing, plain, SDK write, workaround', () => {
+  it('keeps each binding block as its group, then SDK write, workaround', () => {
     const kinds = (prefix: string) =>
       roundOrder(0)
         .filter((a) => a.startsWith(prefix) && ARMS[a].kind !== 'noop')
         .map((a) => ARMS[a].kind);
-    const block: ArmKind[] = ['get', 'inject', 'inject-plain', 'sdk-write', 'send-reminder'];
-    expect(kinds('jsonrpc-')).toEqual(['get-stock', ...block]);
-    expect(kinds('rest-')).toEqual(['get-stock', ...block]);
-    expect(kinds('grpc-')).toEqual(block);
+    const after: ArmKind[] = ['sdk-write', 'send-reminder'];
+    expect(kinds('jsonrpc-')).toEqual(['get-stock', 'inject-plain', 'inject', 'get', ...after]);
+    expect(kinds('rest-')).toEqual(['get-stock', 'inject-plain', 'inject', 'get', ...after]);
+    expect(kinds('grpc-')).toEqual(['get', 'inject-plain', 'inject', ...after]);
     for (const round of [0, 1, 2, 3, 4]) {
       const order = roundOrder(round);
       const at = order.indexOf('rest-get-stock');
       expect(order.slice(at, at + 6)).toEqual([
         'rest-get-stock',
-        'rest-get',
-        'rest-inject',
         'rest-inject-plain',
+        'rest-inject',
+        'rest-get',
         'rest-push-config',
         'rest-send-reminder',
       ]);
@@ -38,5 +46,126 @@ describe('roundOrder', () => {
     expect(roundOrder(3)[0]).toBe('grpc-noop');
     expect(roundOrder(4)[0]).toBe('grpc-get');
     expect(roundOrder(5)).toEqual(roundOrder(0));
+  });
+});
+
+describe('interleavedOrder', () => {
+  it('runs each arm of the group partsPerArm times', () => {
+    for (const arms of [1, 2, 3, 4]) {
+      for (const parts of [1, 2, 3, 4, 5, 16]) {
+        for (const round of [0, 1]) {
+          const order = interleavedOrder(parts, round, arms);
+          expect(order).toHaveLength(arms * parts);
+          for (let k = 0; k < arms; k += 1) {
+            expect(order.filter((i) => i === k)).toHaveLength(parts);
+          }
+        }
+      }
+    }
+  });
+
+  it('goes forwards then backwards, starting backwards in odd rounds', () => {
+    expect(interleavedOrder(4, 0, 2)).toEqual([0, 1, 1, 0, 0, 1, 1, 0]);
+    expect(interleavedOrder(4, 3, 2)).toEqual([1, 0, 0, 1, 1, 0, 0, 1]);
+    expect(interleavedOrder(2, 0, 3)).toEqual([0, 1, 2, 2, 1, 0]);
+    expect(interleavedOrder(3, 1, 3)).toEqual([2, 1, 0, 0, 1, 2, 2, 1, 0]);
+    expect(interleavedOrder(4, 0, 4)).toEqual([0, 1, 2, 3, 3, 2, 1, 0, 0, 2, 1, 3, 3, 1, 2, 0]);
+    expect(interleavedOrder(2, 0, 1)).toEqual([0, 0]);
+  });
+
+  it('gives every arm the same mean position for an even count of parts, so a linear drift cancels', () => {
+    for (const arms of [2, 3, 4]) {
+      for (const parts of [2, 4, 16]) {
+        for (const round of [0, 1]) {
+          const order = interleavedOrder(parts, round, arms);
+          const meanAt = (arm: number) =>
+            order.reduce<number>((sum, a, i) => sum + (a === arm ? i : 0), 0) / parts;
+          for (let k = 1; k < arms; k += 1) expect(meanAt(k)).toBe(meanAt(0));
+        }
+      }
+    }
+  });
+});
+
+describe('interleavedOrder, what each part follows', () => {
+  /** For each arm, how many of its parts follow each arm (the first part follows none). */
+  const predecessors = (order: number[], arms: number) => {
+    const counts = Array.from({ length: arms }, () => Array<number>(arms).fill(0));
+    for (let i = 1; i < order.length; i += 1) {
+      const row = counts[order[i] as number] as number[];
+      row[order[i - 1] as number] = (row[order[i - 1] as number] ?? 0) + 1;
+    }
+    return counts;
+  };
+
+  it('lets the first and the last arm of a group of three follow the same arms as often as each other', () => {
+    for (const round of [0, 1, 2, 3]) {
+      const [first, middle, last] = predecessors(interleavedOrder(16, round, 3), 3) as [
+        number[],
+        number[],
+        number[],
+      ];
+      // GetTask (0) and the displacing inject (2) each follow the plain inject (1) in half their parts.
+      expect(first[1]).toBe(8);
+      expect(last[1]).toBe(8);
+      // Neither ever follows the other; the rest follow themselves (the first part follows none).
+      expect(first[2]).toBe(0);
+      expect(last[0]).toBe(0);
+      expect((first[0] ?? 0) + (last[2] ?? 0)).toBe(15);
+      expect(middle).toEqual([8, 0, 8]);
+    }
+  });
+
+  it('lets stock and mounted GetTask (first and last of four) follow each inject as often as each other', () => {
+    for (const round of [0, 1, 2, 3]) {
+      const [stock, plain, displacing, mounted] = predecessors(
+        interleavedOrder(16, round, 4),
+        4,
+      ) as [number[], number[], number[], number[]];
+      expect([stock[1], stock[2], stock[3]]).toEqual([4, 4, 0]);
+      expect([mounted[1], mounted[2], mounted[0]]).toEqual([4, 4, 0]);
+      expect((stock[0] ?? 0) + (mounted[3] ?? 0)).toBe(15);
+      // And each inject follows each GetTask arm as often, the other inject in half its parts.
+      expect(plain).toEqual([4, 0, 8, 4]);
+      expect(displacing).toEqual([4, 8, 0, 4]);
+    }
+  });
+
+  it('lets each arm of a pair follow the other in the same number of parts, give or take one', () => {
+    for (const round of [0, 1]) {
+      const [a, b] = predecessors(interleavedOrder(16, round, 2), 2) as [number[], number[]];
+      expect(Math.abs((a[1] ?? 0) - (b[0] ?? 0))).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('starts with the first arm in even rounds and the last in odd ones, never the middle one', () => {
+    expect(interleavedOrder(16, 0, 3)[0]).toBe(0);
+    expect(interleavedOrder(16, 1, 3)[0]).toBe(2);
+  });
+});
+
+describe('interleavedGroup', () => {
+  it("groups each binding's GetTask arms and injects, the GetTask arms first and last", () => {
+    expect(INTERLEAVED_GROUPS).toEqual([
+      ['jsonrpc-get-stock', 'jsonrpc-inject-plain', 'jsonrpc-inject', 'jsonrpc-get'],
+      ['rest-get-stock', 'rest-inject-plain', 'rest-inject', 'rest-get'],
+      ['grpc-get', 'grpc-inject-plain', 'grpc-inject'],
+    ]);
+    for (const group of INTERLEAVED_GROUPS) {
+      for (const arm of group) expect(interleavedGroup(arm)).toBe(group);
+    }
+    expect(interleavedGroup('grpc-push-config')).toBeUndefined();
+    expect(interleavedGroup('express-noop')).toBeUndefined();
+  });
+
+  it('keeps each group adjacent in every round, the SDK write right after it', () => {
+    for (const group of INTERLEAVED_GROUPS) {
+      for (const round of [0, 1, 2, 3, 4]) {
+        const order = roundOrder(round);
+        const at = order.indexOf(group[0] as (typeof group)[number]);
+        expect(order.slice(at, at + group.length)).toEqual(group);
+        expect(ARMS[order[at + group.length] as (typeof group)[number]].kind).toBe('sdk-write');
+      }
+    }
   });
 });

@@ -16,6 +16,8 @@ const retentionMs = numberFlag(argv, '--retention-ms', 2000);
 
 // The bounded-state figure's diagnostic arm raises the cap on final records (R48).
 const maxRetainedFinals = numberFlag(argv, '--max-retained-finals', Number.NaN);
+// R57's delay (run-bench.ts sets it longer than an interleaved group: README, What it measures).
+const delayMs = numberFlag(argv, '--displaced-event-delay-ms', Number.NaN);
 const stack = createBenchStack(
   {
     retentionMs,
@@ -27,6 +29,7 @@ const stack = createBenchStack(
   undefined,
   undefined,
   followUpTasks,
+  Number.isNaN(delayMs) ? undefined : delayMs,
 );
 
 const served = await serveBenchStack(stack);

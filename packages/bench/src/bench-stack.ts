@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import type { AgentCard } from '@a2a-js/sdk';
 import type { A2ARequestHandler, PushNotificationSender, TaskStore } from '@a2a-js/sdk/server';
 import {
@@ -19,7 +20,7 @@ import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminde
 import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
 import { restReminderRouter } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import express from 'express';
 import {
   adminDropStoredBatches,
@@ -32,11 +33,15 @@ import {
 import { benchAgentCard } from './bench-card.js';
 import { FollowUpPool } from './follow-up-pool.js';
 import { expressNoop, grpcNoopDefinition, grpcNoopImplementation } from './noop-routes.js';
+import { dispatchByPath } from './path-dispatch.js';
 import { HTTP_PATHS } from './wire.js';
 import { type WorkingExecutor, workingExecutor } from './working-executor.js';
 
 export interface BenchStack {
+  /** The no-op and admin routes, and any route of the caller's (none under the A2A paths: those go to their own apps). */
   readonly app: Express;
+  /** What the HTTP server serves: one express app per A2A path, and `app` for the rest (path-dispatch.ts). */
+  readonly listener: RequestListener;
   readonly grpcServer: grpc.Server;
   readonly requestHandler: A2ARequestHandler;
   readonly taskStore: TaskStore;
@@ -63,13 +68,15 @@ export interface BenchReplicaWiring {
 /**
  * The server of README, What it measures: one DefaultRequestHandler, the reminder
  * extension mounted as the binding READMEs show, the stock SDK routers mounted
- * a second time without it on the same handler (the goals.3), and no-op ceilings.
+ * a second time without it on the same handler (the goals.3), each path on an
+ * express app of its own (path-dispatch.ts), and no-op ceilings.
  */
 export function createBenchStack(
   limits: Partial<ReminderLimits>,
   store?: ReminderStore,
   replica?: BenchReplicaWiring,
   followUpPoolSize = 1000,
+  displacedEventDelayMs?: number,
 ): BenchStack {
   const taskStore = replica?.taskStore ?? new InMemoryTaskStore();
   const eventBusManager = new DefaultExecutionEventBusManager();
@@ -79,6 +86,7 @@ export function createBenchStack(
     limits,
     ...(store === undefined ? {} : { store }),
     ...(replica === undefined ? {} : { changeSignal: replica.changeSignal }),
+    ...(displacedEventDelayMs === undefined ? {} : { displacedEventDelayMs }),
   });
   const executor = workingExecutor();
   const requestHandler = new DefaultRequestHandler(
@@ -94,15 +102,22 @@ export function createBenchStack(
   const followUpPool = new FollowUpPool(requestHandler, taskStore, executor, followUpPoolSize);
   const followUps = adminFollowUps(followUpPool);
 
+  const appOf = (path: string, ...handlers: RequestHandler[]): [string, Express] => {
+    const app = express();
+    app.use(path, ...handlers);
+    return [path, app];
+  };
+  const byPath = new Map<string, RequestListener>([
+    appOf(
+      HTTP_PATHS.jsonrpc,
+      jsonRpcReminderHandler({ ...options, reminders }),
+      jsonRpcHandler(options),
+    ),
+    appOf(HTTP_PATHS.jsonrpcStock, jsonRpcHandler(options)),
+    appOf(HTTP_PATHS.rest, restReminderRouter({ ...options, reminders }), restHandler(options)),
+    appOf(HTTP_PATHS.restStock, restHandler(options)),
+  ]);
   const app = express();
-  app.use(
-    HTTP_PATHS.jsonrpc,
-    jsonRpcReminderHandler({ ...options, reminders }),
-    jsonRpcHandler(options),
-  );
-  app.use(HTTP_PATHS.jsonrpcStock, jsonRpcHandler(options));
-  app.use(HTTP_PATHS.rest, restReminderRouter({ ...options, reminders }), restHandler(options));
-  app.use(HTTP_PATHS.restStock, restHandler(options));
   app.post(HTTP_PATHS.noop, express.json(), expressNoop);
   app.get('/admin/stats', adminStats);
   app.get('/admin/tasks', adminTasks(seededTaskIds));
@@ -126,6 +141,7 @@ export function createBenchStack(
 
   return {
     app,
+    listener: dispatchByPath(byPath, app),
     grpcServer,
     requestHandler,
     taskStore,

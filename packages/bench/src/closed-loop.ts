@@ -16,6 +16,17 @@ export interface LoopResult {
   readonly clientCpuUsPerReq: number;
 }
 
+/** What one closed-loop run recorded, before it is summarized ({@link summarizeLoops}). */
+export interface LoopSamples {
+  /** Each request's latency, ms, in completion order. */
+  readonly latencies: number[];
+  readonly errors: number;
+  readonly errorSamples: string[];
+  readonly elapsedMs: number;
+  /** CPU of the load process over the run (user + system), µs. */
+  readonly cpuUs: number;
+}
+
 /**
  * Runs `concurrency` workers, each issuing `call` back to back until
  * `durationMs` have passed (closed loop, README, What it measures). `call` throws on
@@ -31,6 +42,16 @@ export async function closedLoop(
   durationMs: number,
   paceReqPerSec = 0,
 ): Promise<LoopResult> {
+  return summarizeLoops([await closedLoopSamples(call, concurrency, durationMs, paceReqPerSec)]);
+}
+
+/** {@link closedLoop}'s run, its samples kept so several runs can be summarized as one. */
+export async function closedLoopSamples(
+  call: () => Promise<void>,
+  concurrency: number,
+  durationMs: number,
+  paceReqPerSec = 0,
+): Promise<LoopSamples> {
   const latencies: number[] = [];
   const errorSamples: string[] = [];
   let errors = 0;
@@ -59,17 +80,27 @@ export async function closedLoop(
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsedMs = performance.now() - start;
   const cpu = process.cpuUsage(cpuStart);
+  return { latencies, errors, errorSamples, elapsedMs, cpuUs: cpu.user + cpu.system };
+}
+
+/**
+ * Several runs as one (the interleaved parts of a slice, README, What it
+ * measures): requests and times summed, percentiles over every latency.
+ */
+export function summarizeLoops(runs: readonly LoopSamples[]): LoopResult {
+  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const requests = latencies.length;
-  latencies.sort((a, b) => a - b);
+  const elapsedMs = runs.reduce((sum, r) => sum + r.elapsedMs, 0);
+  const cpuUs = runs.reduce((sum, r) => sum + r.cpuUs, 0);
   return {
     requests,
-    errors,
-    errorSamples,
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    errorSamples: runs.flatMap((r) => r.errorSamples).slice(0, 3),
     elapsedMs,
     reqPerSec: (requests * 1000) / elapsedMs,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
-    clientCpuUsPerReq: requests === 0 ? 0 : (cpu.user + cpu.system) / requests,
+    clientCpuUsPerReq: requests === 0 ? 0 : cpuUs / requests,
   };
 }
 

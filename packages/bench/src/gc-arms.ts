@@ -1,7 +1,8 @@
 // What each arm leaves to the garbage collector (README, Where the time goes):
 // `npm run bench:gc -w @a2a-reminders/bench -- --arms grpc-get,grpc-inject-plain,grpc-inject`.
 // The bench server runs in its own process with V8's --trace-gc-nvp, each arm's load in its own
-// process, as in the benchmark, with the benchmark's steps around a slice: a warm-up, waiting
+// process, as in the benchmark, with the benchmark's steps around a slice of one arm (its
+// interleaved groups aside, README, What it measures): a warm-up, waiting
 // displacement events published, a full GC, the measured window, its own waiting events
 // published, and after a plain arm its reminders ended. The collections from the window's start
 // to that publish are summed per request. Arms run in the order given, every round (the

@@ -59,15 +59,35 @@ export class LoadProcess {
 
   /** Runs the closed loop for `ms` (paced at `paceReqPerSec` when given) and returns what it measured. */
   async run(ms: number, paceReqPerSec = 0): Promise<LoopResult> {
-    this.child.stdin?.write(`run ${ms} ${paceReqPerSec}\n`);
-    const line = await this.expect('RESULT ');
-    return JSON.parse(line.slice('RESULT '.length)) as LoopResult;
+    return this.result(`run ${ms} ${paceReqPerSec}`);
+  }
+
+  /** Runs the loop as {@link run} does and keeps its samples for {@link total}. */
+  async runPart(ms: number, paceReqPerSec = 0): Promise<LoopResult> {
+    return this.result(`part ${ms} ${paceReqPerSec}`);
+  }
+
+  /** Forgets the last part kept (a part the contention gate re-runs). */
+  async dropPart(): Promise<void> {
+    this.child.stdin?.write('drop\n');
+    await this.expect('DROPPED');
+  }
+
+  /** The parts kept since the last total, summarized as one run. */
+  async total(): Promise<LoopResult> {
+    return this.result('total');
   }
 
   stop(): void {
     this.child.stdin?.end('exit\n');
     this.reader.close();
     setTimeout(() => stopChild(this.child), 2000).unref();
+  }
+
+  private async result(command: string): Promise<LoopResult> {
+    this.child.stdin?.write(`${command}\n`);
+    const line = await this.expect('RESULT ');
+    return JSON.parse(line.slice('RESULT '.length)) as LoopResult;
   }
 
   private async expect(prefix: string): Promise<string> {

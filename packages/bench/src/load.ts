@@ -1,13 +1,15 @@
 // The load process (README, What it measures): one arm, closed loop at concurrency 16.
 // Driven over stdin by run-bench.ts: `run <ms> [<req/s>]` runs the loop for that long (paced
-// at that rate when given and not 0) and prints `RESULT <json>`; `exit` closes the clients.
-// Prints `READY` when set up.
+// at that rate when given and not 0) and prints `RESULT <json>`; `part <ms> [<req/s>]` does the
+// same and keeps the run's samples, `drop` forgets the last part kept (`DROPPED`), `total` prints
+// the parts kept summarized as one run (`RESULT`) and forgets them (an interleaved slice, README,
+// What it measures); `exit` closes the clients. Prints `READY` when set up.
 import { Agent } from 'node:http';
 import { createInterface } from 'node:readline';
 import { armCallFor } from './arm-call.js';
 import { ARMS, isArmName } from './arms.js';
 import { numberFlag, stringFlag } from './cli-args.js';
-import { closedLoop } from './closed-loop.js';
+import { closedLoop, closedLoopSamples, type LoopSamples, summarizeLoops } from './closed-loop.js';
 import { httpCall } from './http-call.js';
 import { InjectIds } from './inject-request.js';
 import type { TaskRef } from './send-reminder-request.js';
@@ -38,11 +40,24 @@ const { call, close } = armCallFor(armName, { agent, httpPort, grpcPort, taskIds
 await call();
 console.log(`READY ${ARMS[armName].label}`);
 
+const parts: LoopSamples[] = [];
 for await (const line of createInterface({ input: process.stdin })) {
   const [command, arg, pace] = line.trim().split(/\s+/);
   if (command === 'run') {
     const result = await closedLoop(call, concurrency, Number(arg), Number(pace ?? 0));
     console.log(`RESULT ${JSON.stringify(result)}`);
+  } else if (command === 'part') {
+    const part = await closedLoopSamples(call, concurrency, Number(arg), Number(pace ?? 0));
+    parts.push(part);
+    console.log(`RESULT ${JSON.stringify(summarizeLoops([part]))}`);
+  } else if (command === 'drop') {
+    // A drop or a total with nothing kept is the driver's bug: end, and its wait fails.
+    if (parts.pop() === undefined) throw new Error('drop: no part kept');
+    console.log('DROPPED');
+  } else if (command === 'total') {
+    if (parts.length === 0) throw new Error('total: no part kept');
+    console.log(`RESULT ${JSON.stringify(summarizeLoops(parts))}`);
+    parts.length = 0;
   } else if (command === 'exit') {
     break;
   }

@@ -1,14 +1,14 @@
 // The benchmark (README, What it measures): `npm run bench -w @a2a-reminders/bench [-- flags]`.
 // Flags: --rounds 3 --warmup-ms 2000 --slice-ms 10000 --max-reruns 2 --mem-tasks 200
-// --mem-per-task 50 --arms a,b (a subset of arm names, for debugging) --pace <req/s>
-// (a diagnostic: every arm at that rate, README, Where the time goes).
-import { ARM_NAMES, ARMS, type ArmName, roundOrder } from './arms.js';
+// --mem-per-task 50 --parts 16 (parts per arm of an interleaved group) --arms a,b (a subset of
+// arm names, for debugging) --pace <req/s> (a diagnostic: every arm at that rate, README, Where
+// the time goes).
+import { ARM_NAMES, ARMS, type ArmName, interleavedGroup, roundOrder } from './arms.js';
 import { armsFlag, numberFlag } from './cli-args.js';
-import { cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
 import type { FollowUpHistory } from './follow-up-pool.js';
+import { interleavedSlice } from './interleaved-slice.js';
 import { LoadProcess } from './load-process.js';
 import { memoryPhase } from './memory-phase.js';
-import { processCpuUs } from './proc-cpu.js';
 import {
   armTable,
   errorsLine,
@@ -18,7 +18,7 @@ import {
   ratioTable,
 } from './report.js';
 import { type ServerProcess, startServer } from './server-process.js';
-import { settleDelayedEvents } from './settle-delayed.js';
+import { serverWindow } from './server-window.js';
 import type { Results, SliceResult } from './slice.js';
 import { aroundSlice, serverSliceHost } from './slice-steps.js';
 import { BENCH_MAX_LIVE_REMINDERS, LOAD_CLIENTS } from './wire.js';
@@ -30,6 +30,11 @@ const sliceMs = numberFlag(argv, '--slice-ms', 10_000);
 const memTasks = numberFlag(argv, '--mem-tasks', 200);
 const memPerTask = numberFlag(argv, '--mem-per-task', 50);
 const maxReruns = numberFlag(argv, '--max-reruns', 2);
+const parts = numberFlag(argv, '--parts', 16);
+// An even count, so the forwards and backwards cycles of interleavedOrder pair up.
+if (!Number.isInteger(parts) || parts < 2 || parts % 2 !== 0) {
+  throw new Error(`--parts must be an even integer of at least 2, not ${parts}`);
+}
 const retentionMs = 2000;
 const QUIET_PCT = 15;
 const only = armsFlag(argv);
@@ -51,20 +56,9 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
         },
         fullGc: true,
       },
-      async () => {
-        const pids = [server.pid, load.pid];
-        await waitForQuiet(pids, QUIET_PCT);
-        const cpu0 = await processCpuUs(server.pid);
-        const mark0 = await cpuMark(pids);
-        const result = await load.run(sliceMs, pace);
-        const loopEnd = await cpuMark(pids);
-        await settleDelayedEvents((path) => server.admin('POST', path));
-        const cpuUs = (await processCpuUs(server.pid)) - cpu0;
-        const mark1 = await cpuMark(pids);
-        return { result, cpuUs, mark0, loopEnd, mark1 };
-      },
+      () => serverWindow(server, [server.pid, load.pid], QUIET_PCT, () => load.run(sliceMs, pace)),
     );
-    const { result, cpuUs, mark0, loopEnd, mark1 } = window;
+    const { result, cpuUs } = window;
     const history =
       kind === 'send-reminder'
         ? await server.admin<FollowUpHistory>('GET', '/admin/followup-history')
@@ -75,8 +69,8 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       round,
       serverCpuUsPerReq: result.requests === 0 ? Number.NaN : cpuUs / result.requests,
       // Over the loop's wall time: the wait after it only adds the delayed events' CPU.
-      serverCpuPct: (100 * cpuUs) / ((loopEnd.wallMs - mark0.wallMs) * 1000),
-      foreignCpuPct: foreignPct(mark0, mark1),
+      serverCpuPct: (100 * cpuUs) / (window.loopMs * 1000),
+      foreignCpuPct: window.foreignPct,
       attempts,
       ...(sweep === undefined
         ? {}
@@ -94,12 +88,17 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
 
 /** What the server saw around the slice, for its line: live reminders, or the histories grown. */
 function sliceNote(s: SliceResult): string {
-  if (s.maxLiveReminders !== undefined) return `  live ≤ ${s.maxLiveReminders}/task`;
+  const i = s.interleaved;
+  const parts =
+    i === undefined
+      ? ''
+      : `  ${i.parts} parts interleaved${i.partsRerun > 0 ? `, ${i.partsRerun} re-run` : ''}`;
+  if (s.maxLiveReminders !== undefined) return `${parts}  live ≤ ${s.maxLiveReminders}/task`;
   const h = s.followUpHistory;
   if (h !== undefined) {
     return `  history ${h.meanMessages.toFixed(1)} msgs/task (max ${h.maxMessages})`;
   }
-  return '';
+  return parts;
 }
 
 /**
@@ -126,7 +125,8 @@ async function main(server: ServerProcess): Promise<number> {
       : `load: closed loop, concurrency 16; ${LOAD_CLIENTS}`,
   );
   console.log(
-    `${rounds} rounds × (${warmupMs} ms warm-up + ${sliceMs} ms slice) per arm; Node ${process.version}\n`,
+    `${rounds} rounds × (${warmupMs} ms warm-up + ${sliceMs} ms slice) per arm; the arms of each ` +
+      `interleaved group in ${parts} parts each; Node ${process.version}\n`,
   );
   const seeded = await server.stats(true);
   // The memory phase runs first, on the seeded heap alone: the arms leave
@@ -139,19 +139,36 @@ async function main(server: ServerProcess): Promise<number> {
   const results: Results = new Map();
   let errors = 0;
   const labelWidth = Math.max(...ARM_NAMES.map((a) => ARMS[a].label.length));
+  const included = (a: ArmName) => only === undefined || only.includes(a);
   for (let round = 0; round < rounds; round += 1) {
-    for (const arm of roundOrder(round).filter((a) => only === undefined || only.includes(a))) {
-      const s = await slice(server, arm, round);
-      results.set(arm, [...(results.get(arm) ?? []), s]);
-      errors += s.errors;
-      const errorText = s.errors > 0 ? `  ERRORS ${s.errors}: ${s.errorSamples.join(' | ')}` : '';
-      console.log(
-        `round ${round + 1} ${ARMS[arm].label.padEnd(labelWidth)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  ` +
-          `p50 ${s.p50Ms.toFixed(2)} ms  p99 ${s.p99Ms.toFixed(1)} ms  ` +
-          `server ${s.serverCpuUsPerReq.toFixed(0)} µs/req (${s.serverCpuPct.toFixed(0)} %)  ` +
-          `others ${s.foreignCpuPct.toFixed(0)} %${s.attempts > 1 ? ` (best of ${s.attempts})` : ''}` +
-          `${sliceNote(s)}${errorText}`,
-      );
+    const measured = new Set<ArmName>();
+    for (const arm of roundOrder(round).filter(included)) {
+      if (measured.has(arm)) continue;
+      const group = interleavedGroup(arm)?.filter(included) ?? [];
+      const slices =
+        group.length > 1
+          ? await interleavedSlice(server, group, round, {
+              warmupMs,
+              sliceMs,
+              parts,
+              pace,
+              quietPct: QUIET_PCT,
+              maxReruns,
+            })
+          : [await slice(server, arm, round)];
+      for (const s of slices) {
+        measured.add(s.arm);
+        results.set(s.arm, [...(results.get(s.arm) ?? []), s]);
+        errors += s.errors;
+        const errorText = s.errors > 0 ? `  ERRORS ${s.errors}: ${s.errorSamples.join(' | ')}` : '';
+        console.log(
+          `round ${round + 1} ${ARMS[s.arm].label.padEnd(labelWidth)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  ` +
+            `p50 ${s.p50Ms.toFixed(2)} ms  p99 ${s.p99Ms.toFixed(1)} ms  ` +
+            `server ${s.serverCpuUsPerReq.toFixed(0)} µs/req (${s.serverCpuPct.toFixed(0)} %)  ` +
+            `others ${s.foreignCpuPct.toFixed(0)} %${s.attempts > 1 ? ` (best of ${s.attempts})` : ''}` +
+            `${sliceNote(s)}${errorText}`,
+        );
+      }
     }
   }
   const afterArms = await server.stats(true);
@@ -177,7 +194,16 @@ async function main(server: ServerProcess): Promise<number> {
   return errors === 0 ? 0 : 1;
 }
 
-const server = await startServer(['--retention-ms', String(retentionMs)]);
+// The displacing inject's parts run among its group's (interleaved-slice.ts): its displacement
+// events must wait for the publish after the group's last part, which charges them to it, not go
+// out on R67's 10 s timer in the other arms' parts.
+const displacedEventDelayMs = 600_000;
+const server = await startServer([
+  '--retention-ms',
+  String(retentionMs),
+  '--displaced-event-delay-ms',
+  String(displacedEventDelayMs),
+]);
 const stop = () => {
   server.stop();
   LoadProcess.stopAll();

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import type { BenchStack } from './bench-stack.js';
@@ -10,7 +10,7 @@ export interface ServedStack {
   close(): void;
 }
 
-/** Serves the stack's express app and gRPC server on free loopback ports. */
+/** Serves the stack's HTTP listener and gRPC server on free loopback ports. */
 export async function serveBenchStack(stack: BenchStack): Promise<ServedStack> {
   const grpcPort = await new Promise<number>((resolve, reject) => {
     stack.grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, port) =>
@@ -18,7 +18,7 @@ export async function serveBenchStack(stack: BenchStack): Promise<ServedStack> {
     );
   });
   const http: Server = await new Promise((resolve) => {
-    const s = stack.app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(stack.listener).listen(0, '127.0.0.1', () => resolve(s));
   });
   // Keep-alive clients must not see their sockets closed mid-slice.
   http.keepAliveTimeout = 60_000;

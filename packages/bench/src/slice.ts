@@ -14,6 +14,12 @@ export interface SliceResult extends LoopResult {
   readonly foreignCpuPct: number;
   /** Measured slices of this arm and round (more than 1 when contention forced a re-run). */
   readonly attempts: number;
+  /** An arm measured in an interleaved group (interleaved-slice.ts): the others, its parts, and how many were re-run. */
+  readonly interleaved?: {
+    readonly with: readonly ArmName[];
+    readonly parts: number;
+    readonly partsRerun: number;
+  };
   /** Plain inject arms: the most live reminders one task held when the warm-up or the slice ended. */
   readonly maxLiveReminders?: number;
   /** Plain inject arms: plain reminders the sweeps after warm-up and slice left live (0 expected). */

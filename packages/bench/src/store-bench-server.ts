@@ -11,7 +11,7 @@
 // PostgresChangeSignal, so events committed on another replica reach the
 // streams of the tasks this one runs (R52). The SDK's task table must exist
 // (the replica bench runs `a2a-db upgrade` once before starting replicas).
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import type { ExecutionEventBus } from '@a2a-js/sdk/server';
@@ -71,6 +71,7 @@ if (storeUrl === 'memory') {
 // The main bench's stack on this store; only its JSON-RPC path is loaded here.
 const {
   app,
+  listener,
   requestHandler,
   taskStore,
   reminders,
@@ -104,7 +105,7 @@ app.post('/admin/turns', async (req, res) => {
 });
 
 const http: Server = await new Promise((resolve) => {
-  const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
 });
 http.keepAliveTimeout = 60_000;
 seeded.push(...(await seedTasks(requestHandler, taskCount)));

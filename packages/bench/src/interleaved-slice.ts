@@ -1,0 +1,137 @@
+import { ARMS, type ArmName, interleavedOrder } from './arms.js';
+import type { LoopResult } from './closed-loop.js';
+import { LoadProcess } from './load-process.js';
+import { processCpuUs } from './proc-cpu.js';
+import type { ServerProcess } from './server-process.js';
+import { serverWindow } from './server-window.js';
+import { settleDelayedEvents } from './settle-delayed.js';
+import type { SliceResult } from './slice.js';
+import { aroundSlice, serverSliceHost } from './slice-steps.js';
+
+export interface InterleavedSliceOptions {
+  readonly warmupMs: number;
+  /** Each arm's measured time, split into `parts`. */
+  readonly sliceMs: number;
+  readonly parts: number;
+  readonly pace: number;
+  /** The contention gate: a part during which other processes used more is re-run. */
+  readonly quietPct: number;
+  readonly maxReruns: number;
+}
+
+interface Totals {
+  cpuUs: number;
+  loopMs: number;
+  foreignUs: number;
+  windowMs: number;
+  partsRerun: number;
+}
+
+/**
+ * One slice of each arm of an interleaved group (README, What it measures):
+ * every arm warms up, one forced full GC, then `parts` measured parts per arm
+ * in {@link interleavedOrder}, each a window of its own (server-window.ts)
+ * and each right after the one before, so a slowdown of the VM longer than a
+ * part falls on every arm; then the displacement events that waited are
+ * published, charged to the displacing inject. A part during which other processes used more
+ * than `quietPct` % of a core is dropped and re-run, after a wait for quiet,
+ * at most `maxReruns` times. An arm's figures are its parts summed, its
+ * latencies percentiles over all of its parts. A plain inject arm's
+ * reminders are ended after the warm-up and after the slice (slice-steps.ts).
+ */
+export async function interleavedSlice(
+  server: ServerProcess,
+  group: readonly ArmName[],
+  round: number,
+  o: InterleavedSliceOptions,
+): Promise<SliceResult[]> {
+  const loads: LoadProcess[] = [];
+  try {
+    for (const arm of group) {
+      loads.push(await LoadProcess.start(arm, server.httpPort, server.grpcPort));
+    }
+    const pids = [server.pid, ...loads.map((l) => l.pid)];
+    const totals: Totals[] = group.map(() => ({
+      cpuUs: 0,
+      loopMs: 0,
+      foreignUs: 0,
+      windowMs: 0,
+      partsRerun: 0,
+    }));
+    const plain = group.some((arm) => ARMS[arm].kind === 'inject-plain');
+    const { window, warmupSweep, sweep } = await aroundSlice(
+      serverSliceHost(server),
+      plain ? 'inject-plain' : ARMS[group[0] as ArmName].kind,
+      {
+        warmup: async () => {
+          if (o.warmupMs > 0) for (const load of loads) await load.run(o.warmupMs, o.pace);
+        },
+        fullGc: true,
+      },
+      async () => {
+        let first = true;
+        for (const i of interleavedOrder(o.parts, round, group.length)) {
+          const load = loads[i] as LoadProcess;
+          const t = totals[i] as Totals;
+          for (let attempt = 0; ; attempt += 1) {
+            const w = await serverWindow(
+              server,
+              pids,
+              o.quietPct,
+              () => load.runPart(o.sliceMs / o.parts, o.pace),
+              { waitQuiet: first || attempt > 0, publish: false },
+            );
+            first = false;
+            if (w.foreignPct > o.quietPct && attempt < o.maxReruns) {
+              await load.dropPart();
+              t.partsRerun += 1;
+              continue;
+            }
+            t.cpuUs += w.cpuUs;
+            t.loopMs += w.loopMs;
+            t.foreignUs += w.foreignPct * w.windowMs;
+            t.windowMs += w.windowMs;
+            break;
+          }
+        }
+        // R57: the displacing inject's events waited through every part (the
+        // bench server's delay outlasts the group); published now, once per
+        // task it displaced on, as after a slice of its own, and charged to it.
+        const cpu0 = await processCpuUs(server.pid);
+        await settleDelayedEvents((path) => server.admin('POST', path));
+        const publishUs = (await processCpuUs(server.pid)) - cpu0;
+        const displacing = group.findIndex((arm) => ARMS[arm].kind === 'inject');
+        if (displacing >= 0) (totals[displacing] as Totals).cpuUs += publishUs;
+        const results: LoopResult[] = [];
+        for (const load of loads) results.push(await load.total());
+        return results;
+      },
+    );
+    return group.map((arm, i): SliceResult => {
+      const result = window[i] as LoopResult;
+      const t = totals[i] as Totals;
+      return {
+        ...result,
+        arm,
+        round,
+        serverCpuUsPerReq: result.requests === 0 ? Number.NaN : t.cpuUs / result.requests,
+        serverCpuPct: (100 * t.cpuUs) / (t.loopMs * 1000),
+        foreignCpuPct: t.foreignUs / t.windowMs,
+        attempts: 1,
+        interleaved: {
+          with: group.filter((other) => other !== arm),
+          parts: o.parts,
+          partsRerun: t.partsRerun,
+        },
+        ...(sweep === undefined || ARMS[arm].kind !== 'inject-plain'
+          ? {}
+          : {
+              maxLiveReminders: Math.max(sweep.maxLive, warmupSweep?.maxLive ?? 0),
+              plainLeft: sweep.plainLeft + (warmupSweep?.plainLeft ?? 0),
+            }),
+      };
+    });
+  } finally {
+    for (const load of loads) load.stop();
+  }
+}

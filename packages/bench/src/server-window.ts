@@ -1,0 +1,49 @@
+import type { LoopResult } from './closed-loop.js';
+import { type CpuMark, cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
+import { processCpuUs } from './proc-cpu.js';
+import type { ServerProcess } from './server-process.js';
+import { settleDelayedEvents } from './settle-delayed.js';
+
+/** One measured run of a load process and what the server and the machine spent over it. */
+export interface ServerWindow {
+  readonly result: LoopResult;
+  /** Server CPU (all threads) over the run and the publish after it, µs. */
+  readonly cpuUs: number;
+  /** Wall time of the run itself, ms. */
+  readonly loopMs: number;
+  /** CPU other processes used over the window, % of one core (the contention gate). */
+  readonly foreignPct: number;
+  /** Wall time of the whole window, the publish included, ms. */
+  readonly windowMs: number;
+}
+
+/**
+ * The measured window of README, What it measures: a wait (bounded) for
+ * other processes to go quiet (unless `waitQuiet` is false), the run, then
+ * (unless `publish` is false) `POST /admin/publish-delayed` before the
+ * server's CPU is read, so the run is charged for all of its own delayed
+ * displacement events (settle-delayed.ts).
+ */
+export async function serverWindow(
+  server: ServerProcess,
+  pids: readonly number[],
+  quietPct: number,
+  run: () => Promise<LoopResult>,
+  { waitQuiet = true, publish = true }: { waitQuiet?: boolean; publish?: boolean } = {},
+): Promise<ServerWindow> {
+  if (waitQuiet) await waitForQuiet(pids, quietPct);
+  const cpu0 = await processCpuUs(server.pid);
+  const mark0 = await cpuMark(pids);
+  const result = await run();
+  const loopEnd = await cpuMark(pids);
+  if (publish) await settleDelayedEvents((path) => server.admin('POST', path));
+  const cpuUs = (await processCpuUs(server.pid)) - cpu0;
+  const mark1: CpuMark = await cpuMark(pids);
+  return {
+    result,
+    cpuUs,
+    loopMs: loopEnd.wallMs - mark0.wallMs,
+    foreignPct: foreignPct(mark0, mark1),
+    windowMs: mark1.wallMs - mark0.wallMs,
+  };
+}
