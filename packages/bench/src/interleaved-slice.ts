@@ -33,9 +33,9 @@ interface Totals {
  * in {@link interleavedOrder}, each a window of its own (server-window.ts)
  * and each right after the one before, so a slowdown of the VM longer than a
  * part falls on every arm; then the displacement events that waited are
- * published, charged to the displacing inject. A part during which other processes used more
- * than `quietPct` % of a core is dropped and re-run, after a wait for quiet,
- * at most `maxReruns` times. An arm's figures are its parts summed, its
+ * published, charged to the displacing inject. A part during which other
+ * processes used more than `quietPct` % of a core is dropped and re-run,
+ * after a wait for quiet, at most `maxReruns` times (the last run kept). An arm's figures are its parts summed, its
  * latencies percentiles over all of its parts. A plain inject arm's
  * reminders are ended after the warm-up and after the slice (slice-steps.ts).
  */
