@@ -71,7 +71,7 @@ try {
       try {
         const { window: result } = await aroundSlice(
           serverSliceHost(server),
-          kind,
+          [kind],
           {
             warmup: async () => {
               if (warmupMs > 0) await load.run(warmupMs);

@@ -3,10 +3,10 @@ import type { LoopResult } from './closed-loop.js';
 import { LoadProcess } from './load-process.js';
 import { processCpuUs } from './proc-cpu.js';
 import type { ServerProcess } from './server-process.js';
-import { serverWindow } from './server-window.js';
+import { serverCpuFigures, serverWindow } from './server-window.js';
 import { settleDelayedEvents } from './settle-delayed.js';
 import type { SliceResult } from './slice.js';
-import { aroundSlice, serverSliceHost } from './slice-steps.js';
+import { aroundSlice, plainSweepFigures, serverSliceHost } from './slice-steps.js';
 
 export interface InterleavedSliceOptions {
   readonly warmupMs: number;
@@ -58,10 +58,9 @@ export async function interleavedSlice(
       windowMs: 0,
       partsRerun: 0,
     }));
-    const plain = group.some((arm) => ARMS[arm].kind === 'inject-plain');
-    const { window, warmupSweep, sweep } = await aroundSlice(
+    const around = await aroundSlice(
       serverSliceHost(server),
-      plain ? 'inject-plain' : ARMS[group[0] as ArmName].kind,
+      group.map((arm) => ARMS[arm].kind),
       {
         warmup: async () => {
           if (o.warmupMs > 0) for (const load of loads) await load.run(o.warmupMs, o.pace);
@@ -69,8 +68,7 @@ export async function interleavedSlice(
         fullGc: true,
       },
       async () => {
-        let first = true;
-        for (const i of interleavedOrder(o.parts, round, group.length)) {
+        for (const [n, i] of interleavedOrder(o.parts, round, group.length).entries()) {
           const load = loads[i] as LoadProcess;
           const t = totals[i] as Totals;
           for (let attempt = 0; ; attempt += 1) {
@@ -79,9 +77,8 @@ export async function interleavedSlice(
               pids,
               o.quietPct,
               () => load.runPart(o.sliceMs / o.parts, o.pace),
-              { waitQuiet: first || attempt > 0, publish: false },
+              { waitQuiet: n === 0 || attempt > 0, publish: false },
             );
-            first = false;
             if (w.foreignPct > o.quietPct && attempt < o.maxReruns) {
               await load.dropPart();
               t.partsRerun += 1;
@@ -108,14 +105,13 @@ export async function interleavedSlice(
       },
     );
     return group.map((arm, i): SliceResult => {
-      const result = window[i] as LoopResult;
+      const result = around.window[i] as LoopResult;
       const t = totals[i] as Totals;
       return {
         ...result,
         arm,
         round,
-        serverCpuUsPerReq: result.requests === 0 ? Number.NaN : t.cpuUs / result.requests,
-        serverCpuPct: (100 * t.cpuUs) / (t.loopMs * 1000),
+        ...serverCpuFigures(result.requests, t.cpuUs, t.loopMs),
         foreignCpuPct: t.foreignUs / t.windowMs,
         attempts: 1,
         interleaved: {
@@ -123,12 +119,7 @@ export async function interleavedSlice(
           parts: o.parts,
           partsRerun: t.partsRerun,
         },
-        ...(sweep === undefined || ARMS[arm].kind !== 'inject-plain'
-          ? {}
-          : {
-              maxLiveReminders: Math.max(sweep.maxLive, warmupSweep?.maxLive ?? 0),
-              plainLeft: sweep.plainLeft + (warmupSweep?.plainLeft ?? 0),
-            }),
+        ...(ARMS[arm].kind === 'inject-plain' ? plainSweepFigures(around) : {}),
       };
     });
   } finally {

@@ -18,9 +18,9 @@ import {
   ratioTable,
 } from './report.js';
 import { type ServerProcess, startServer } from './server-process.js';
-import { serverWindow } from './server-window.js';
+import { serverCpuFigures, serverWindow } from './server-window.js';
 import type { Results, SliceResult } from './slice.js';
-import { aroundSlice, serverSliceHost } from './slice-steps.js';
+import { aroundSlice, plainSweepFigures, serverSliceHost } from './slice-steps.js';
 import { BENCH_MAX_LIVE_REMINDERS, LOAD_CLIENTS } from './wire.js';
 
 const argv = process.argv.slice(2);
@@ -47,9 +47,9 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
   if (kind === 'send-reminder') await server.admin('POST', '/admin/followup-tasks');
   const load = await LoadProcess.start(arm, server.httpPort, server.grpcPort);
   try {
-    const { window, warmupSweep, sweep } = await aroundSlice(
+    const around = await aroundSlice(
       serverSliceHost(server),
-      kind,
+      [kind],
       {
         warmup: async () => {
           if (warmupMs > 0) await load.run(warmupMs, pace);
@@ -58,7 +58,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       },
       () => serverWindow(server, [server.pid, load.pid], QUIET_PCT, () => load.run(sliceMs, pace)),
     );
-    const { result, cpuUs } = window;
+    const { result, cpuUs, loopMs, foreignPct } = around.window;
     const history =
       kind === 'send-reminder'
         ? await server.admin<FollowUpHistory>('GET', '/admin/followup-history')
@@ -67,17 +67,10 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       ...result,
       arm,
       round,
-      serverCpuUsPerReq: result.requests === 0 ? Number.NaN : cpuUs / result.requests,
-      // Over the loop's wall time: the wait after it only adds the delayed events' CPU.
-      serverCpuPct: (100 * cpuUs) / (window.loopMs * 1000),
-      foreignCpuPct: window.foreignPct,
+      ...serverCpuFigures(result.requests, cpuUs, loopMs),
+      foreignCpuPct: foreignPct,
       attempts,
-      ...(sweep === undefined
-        ? {}
-        : {
-            maxLiveReminders: Math.max(sweep.maxLive, warmupSweep?.maxLive ?? 0),
-            plainLeft: sweep.plainLeft + (warmupSweep?.plainLeft ?? 0),
-          }),
+      ...plainSweepFigures(around),
       ...(history === undefined ? {} : { followUpHistory: history }),
     };
     return slice;

@@ -3,6 +3,7 @@ import { type CpuMark, cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
 import { processCpuUs } from './proc-cpu.js';
 import type { ServerProcess } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
+import type { SliceResult } from './slice.js';
 
 /** One measured run of a load process and what the server and the machine spent over it. */
 export interface ServerWindow {
@@ -15,6 +16,22 @@ export interface ServerWindow {
   readonly foreignPct: number;
   /** Wall time of the whole window, the publish included, ms. */
   readonly windowMs: number;
+}
+
+/**
+ * A slice's server figures of slice.ts: CPU per request, and CPU as % of a
+ * core over the loops' wall time (the publish after a loop only adds its
+ * delayed events' CPU).
+ */
+export function serverCpuFigures(
+  requests: number,
+  cpuUs: number,
+  loopMs: number,
+): Pick<SliceResult, 'serverCpuUsPerReq' | 'serverCpuPct'> {
+  return {
+    serverCpuUsPerReq: requests === 0 ? Number.NaN : cpuUs / requests,
+    serverCpuPct: (100 * cpuUs) / (loopMs * 1000),
+  };
 }
 
 /**

@@ -107,7 +107,7 @@ async function measuredWindow(arm: ArmName): Promise<number> {
   const jobs = callsOf(arm, calls);
   const { window, warmupSweep, sweep } = await aroundSlice(
     host,
-    arm,
+    [arm],
     { warmup: () => inParallel(16, callsOf(arm, warmupCalls)), fullGc: true },
     async () => {
       const before = process.cpuUsage();
