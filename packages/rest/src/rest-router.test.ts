@@ -1,7 +1,12 @@
 import { TaskState } from '@a2a-js/sdk';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import { UserBuilder } from '@a2a-js/sdk/server/express';
+import type { ReminderService } from '@a2a-reminders/core';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import { saveTask } from '@a2a-reminders/test-support';
+import type { Request, Response } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
+import { restReminderRouter } from './rest-router.js';
 import { call, startFakeServer } from './testing/app.js';
 
 type Server = Awaited<ReturnType<typeof startFakeServer>>;
@@ -90,6 +95,44 @@ describe('restReminderRouter', () => {
     expect(res.status).toBe(404);
     expect(res.json).toMatchObject({ error: { details: [{ reason: 'TASK_NOT_FOUND' }] } });
     expect(server.calls).toHaveLength(0);
+  });
+
+  it('passes a method no rule names (HEAD, PUT) on untouched', async () => {
+    server = await startFakeServer();
+    // Raw fetch: a HEAD answer has no body and express's own 404 page is HTML, not JSON.
+    const head = await fetch(`${server.baseUrl}/tasks/t1/reminders`, {
+      method: 'HEAD',
+      headers: { 'A2A-Version': '1.0' },
+    });
+    const put = await fetch(`${server.baseUrl}/tasks/t1:injectReminder`, {
+      method: 'PUT',
+      headers: { 'A2A-Version': '1.0', 'Content-Type': 'application/json' },
+      body: reminderBody,
+    });
+    // Neither reached the reminder service; both went on to express's final handler
+    // (no route of the SDK's either).
+    expect(server.calls).toHaveLength(0);
+    expect(head.status).toBe(404);
+    expect(put.status).toBe(404);
+    expect(await put.text()).toContain('Cannot PUT');
+  });
+
+  it('hands a request it does not route on synchronously, not an event-loop turn later', () => {
+    const handler = restReminderRouter({
+      // Never called: no rule routes these requests.
+      reminders: {} as ReminderService,
+      requestHandler: {} as A2ARequestHandler,
+      userBuilder: UserBuilder.noAuthentication,
+    });
+    const passed: string[] = [];
+    for (const [method, path] of [
+      ['GET', '/tasks/t1'],
+      ['POST', '/message:send'],
+      ['DELETE', '/tasks/t1/pushNotificationConfigs/c1'],
+    ] as const) {
+      handler({ method, path } as Request, {} as Response, () => passed.push(method));
+    }
+    expect(passed).toEqual(['GET', 'POST', 'DELETE']);
   });
 
   it('rejects a request without A2A-Version 1.0 with VERSION_NOT_SUPPORTED, like the SDK', async () => {

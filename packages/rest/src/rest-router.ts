@@ -19,7 +19,7 @@ import {
 } from '@a2a-reminders/core/protocol';
 import type { HttpBinding, ReminderRpc } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import { matchPathTemplate } from './path-template.js';
 import { queryFields, restRequest } from './rest-request.js';
@@ -43,26 +43,30 @@ interface Route {
 }
 
 /**
- * An express router serving TaskReminderService over HTTP+JSON. Its routes
+ * An express middleware serving TaskReminderService over HTTP+JSON. Its routes
  * are the rpcs' `google.api.http` rules, read from the descriptor, including
  * the `/{tenant}/…` forms (W2). Mount it before the SDK's `restHandler` on the
- * same prefix; requests it does not route pass on untouched.
+ * same prefix; requests it does not route pass on untouched, at once. A plain
+ * middleware, not an `express.Router`: a router hands on a request it does not
+ * serve only after `setImmediate`, so every SDK request on the prefix waited
+ * one event-loop turn, and paid the router's dispatch, for nothing.
  */
-export function restReminderRouter(options: RestReminderRouterOptions): Router {
+export function restReminderRouter(options: RestReminderRouterOptions): RequestHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const routes: Route[] = reminderRpcs.flatMap((rpc) =>
-    rpc.http.map((binding) => ({ rpc, binding })),
-  );
+  const routesByMethod = routesByHttpMethod();
   const parseJson = jsonBodyReader<Request, Response>(
     { limit: maxBodyBytes, type: [JSON_CONTENT_TYPE, A2A_CONTENT_TYPE], strict: false },
     express.json,
   );
-  const router = express.Router();
-  router.use((req, res, next) => {
-    const verb = req.method.toLowerCase();
+  return (req, res, next) => {
+    const routes = routesByMethod.get(req.method);
+    if (routes === undefined) {
+      next();
+      return;
+    }
+    const path = req.path;
     for (const route of routes) {
-      if (route.binding.verb !== verb) continue;
-      const pathValues = matchPathTemplate(route.binding.path, req.path);
+      const pathValues = matchPathTemplate(route.binding.path, path);
       if (pathValues === undefined) continue;
       res.setHeader('Content-Type', A2A_CONTENT_TYPE);
       if (route.binding.body === '') {
@@ -87,8 +91,21 @@ export function restReminderRouter(options: RestReminderRouterOptions): Router {
       return;
     }
     next();
-  });
-  return router;
+  };
+}
+
+/** The rules by HTTP method as node spells it (`GET`), in the descriptor's order. */
+function routesByHttpMethod(): Map<string, Route[]> {
+  const byMethod = new Map<string, Route[]>();
+  for (const rpc of reminderRpcs) {
+    for (const binding of rpc.http) {
+      const method = binding.verb.toUpperCase();
+      const routes = byMethod.get(method) ?? [];
+      routes.push({ rpc, binding });
+      byMethod.set(method, routes);
+    }
+  }
+  return byMethod;
 }
 
 async function handleCall(
