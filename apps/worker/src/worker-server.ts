@@ -9,12 +9,7 @@ import {
   DefaultPushNotificationSender,
   DefaultRequestHandler,
 } from '@a2a-js/sdk/server';
-import {
-  agentCardHandler,
-  UserBuilder as HttpUserBuilder,
-  jsonRpcHandler,
-  restHandler,
-} from '@a2a-js/sdk/server/express';
+import { agentCardHandler, UserBuilder as HttpUserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { ReminderService } from '@a2a-reminders/core';
 import { createReminderService } from '@a2a-reminders/core';
@@ -25,8 +20,8 @@ import {
   grpcReminderService,
   TaskReminderServiceDefinition,
 } from '@a2a-reminders/grpc';
-import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
-import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
+import { jsonRpcFallback, jsonRpcHandlerWithReminders } from '@a2a-reminders/jsonrpc';
+import { restFallback, restHandlerWithReminders } from '@a2a-reminders/rest';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
@@ -196,18 +191,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   const httpUsers = HttpUserBuilder.noAuthentication;
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
-  app.use(
-    JSONRPC_PATH,
-    jsonRpcReminderHandler({ reminders, requestHandler, userBuilder: httpUsers }),
-    jsonRpcHandler({ requestHandler, userBuilder: httpUsers }),
-    ...jsonRpcFallback(),
-  );
-  app.use(
-    REST_PATH,
-    restReminderRouter({ reminders, requestHandler, userBuilder: httpUsers }),
-    restHandler({ requestHandler, userBuilder: httpUsers }),
-    ...restFallback(),
-  );
+  const httpOptions = { reminders, requestHandler, userBuilder: httpUsers };
+  app.use(JSONRPC_PATH, jsonRpcHandlerWithReminders(httpOptions), ...jsonRpcFallback());
+  app.use(REST_PATH, restHandlerWithReminders(httpOptions), ...restFallback());
   // W13: every other answer is JSON too, never express's HTML page with a stack and paths.
   app.use(jsonNotFound, jsonErrorHandler);
   const grpcUsers = GrpcUserBuilder.noAuthentication;

@@ -17,8 +17,8 @@ import type {
 } from '@a2a-reminders/core';
 import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
-import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
-import { restReminderRouter } from '@a2a-reminders/rest';
+import { jsonRpcHandlerWithReminders } from '@a2a-reminders/jsonrpc';
+import { restHandlerWithReminders } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import type { Express, RequestHandler } from 'express';
 import express from 'express';
@@ -108,13 +108,9 @@ export function createBenchStack(
     return [path, app];
   };
   const byPath = new Map<string, RequestListener>([
-    appOf(
-      HTTP_PATHS.jsonrpc,
-      jsonRpcReminderHandler({ ...options, reminders }),
-      jsonRpcHandler(options),
-    ),
+    appOf(HTTP_PATHS.jsonrpc, jsonRpcHandlerWithReminders({ ...options, reminders })),
     appOf(HTTP_PATHS.jsonrpcStock, jsonRpcHandler(options)),
-    appOf(HTTP_PATHS.rest, restReminderRouter({ ...options, reminders }), restHandler(options)),
+    appOf(HTTP_PATHS.rest, restHandlerWithReminders({ ...options, reminders })),
     appOf(HTTP_PATHS.restStock, restHandler(options)),
   ]);
   const app = express();

@@ -2,9 +2,13 @@
 
 export { createJsonRpcReminderClient } from './json-rpc-client.js';
 export { jsonRpcFallback } from './json-rpc-fallback.js';
-export type { JsonRpcReminderHandlerOptions } from './json-rpc-handler.js';
+export type {
+  JsonRpcHandlerWithRemindersOptions,
+  JsonRpcReminderHandlerOptions,
+} from './json-rpc-handler.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
+  jsonRpcHandlerWithReminders,
   jsonRpcReminderHandler,
   SDK_JSON_LIMIT_BYTES,
 } from './json-rpc-handler.js';

@@ -3,15 +3,15 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { replyBodyFailure, replyError } from './json-rpc-reply.js';
 
 /**
- * Express handlers to mount last on the JSON-RPC path, after the SDK's
- * `jsonRpcHandler`, so that every answer of the path is a JSON-RPC error
+ * Express handlers to mount last on the JSON-RPC path, after
+ * `jsonRpcHandlerWithReminders` (or the SDK's `jsonRpcHandler`), so that every answer of the path is a JSON-RPC error
  * object (W13): a request nobody answered (a method other than POST, a
  * sub-path) and an error the SDK's stack passed on (`PUT` with a
  * `Content-Encoding` body-parser does not know, a body over the SDK's own
  * limit) would otherwise get express's HTML page with a stack trace and file
  * paths. No answer carries a stack or a path: a server fault is a bare -32603.
  *
- * `app.use(path, jsonRpcReminderHandler(…), jsonRpcHandler(…), ...jsonRpcFallback())`
+ * `app.use(path, jsonRpcHandlerWithReminders(…), ...jsonRpcFallback())`
  */
 export function jsonRpcFallback(): [RequestHandler, ErrorRequestHandler] {
   const unanswered: RequestHandler = (req, res) => {

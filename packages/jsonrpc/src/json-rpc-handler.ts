@@ -1,4 +1,6 @@
-import type { UserBuilder } from '@a2a-js/sdk/server/express';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { JsonRpcHandlerOptions, UserBuilder } from '@a2a-js/sdk/server/express';
+import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import type { ReminderBindingOptions } from '@a2a-reminders/core/protocol';
 import {
   DEFAULT_MAX_REQUEST_BYTES,
@@ -39,12 +41,21 @@ export interface JsonRpcReminderHandlerOptions extends ReminderBindingOptions<Us
   readonly maxBodyBytes?: number;
 }
 
+/** What `jsonRpcHandlerWithReminders` takes: this handler's options, and the SDK's handler's. */
+export interface JsonRpcHandlerWithRemindersOptions extends JsonRpcReminderHandlerOptions {
+  /** The SDK's request handler, which serves every method that is not a reminder rpc. */
+  readonly requestHandler: A2ARequestHandler;
+  /** The SDK's v0.3 layer, for its `jsonRpcHandler` only (reminder methods have no v0.3 form). */
+  readonly legacyCompat?: JsonRpcHandlerOptions['legacyCompat'];
+}
+
 /**
  * Express middleware answering the TaskReminderService rpcs as JSON-RPC
- * methods (named after the rpcs, A2A v1.0 §9, W1). Mount it before the SDK's
- * `jsonRpcHandler` on the same path; every other request goes to `next()`
- * with its body already parsed, which the SDK's own `express.json()` accepts
- * as is.
+ * methods (named after the rpcs, A2A v1.0 §9, W1): the first piece of
+ * `jsonRpcHandlerWithReminders`, for an app that mounts the SDK's
+ * `jsonRpcHandler` after it on the same path itself. Every other request goes
+ * to `next()` with its body already parsed, which the SDK's own
+ * `express.json()` accepts as is.
  */
 export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): RequestHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -135,6 +146,42 @@ export function jsonRpcReminderHandler(options: JsonRpcReminderHandlerOptions): 
         return;
       }
       handleParsed(req, res, next, declared ?? countedBytes.get(req));
+    });
+  };
+}
+
+/**
+ * The SDK's `jsonRpcHandler` with the reminder methods in front of it, as one
+ * middleware: `app.use(path, jsonRpcHandlerWithReminders(options))` serves
+ * what `jsonRpcReminderHandler(options)` and `jsonRpcHandler(options)` mounted
+ * one after the other serve, with one express layer instead of two
+ * (packages/bench README, "One layer per binding").
+ */
+export function jsonRpcHandlerWithReminders(
+  options: JsonRpcHandlerWithRemindersOptions,
+): RequestHandler {
+  const reminders = jsonRpcReminderHandler(options);
+  const { requestHandler, userBuilder, contextBuilder, legacyCompat } = options;
+  // The SDK handler's own options, named: nothing of ours reaches it.
+  const sdk = jsonRpcHandler({
+    requestHandler,
+    userBuilder,
+    ...(contextBuilder === undefined ? {} : { contextBuilder }),
+    ...(legacyCompat === undefined ? {} : { legacyCompat }),
+  });
+  return (req, res, next) => {
+    reminders(req, res, (error?: unknown) => {
+      if (error !== undefined) {
+        next(error);
+        return;
+      }
+      // Called from a body parser's callback, outside express's own try: a
+      // throw goes to the error handlers, as it would between two layers.
+      try {
+        sdk(req, res, next);
+      } catch (thrown) {
+        next(thrown);
+      }
     });
   };
 }

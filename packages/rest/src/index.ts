@@ -2,5 +2,9 @@
 
 export { createRestReminderClient } from './rest-client.js';
 export { restFallback } from './rest-fallback.js';
-export type { RestReminderRouterOptions } from './rest-router.js';
-export { DEFAULT_MAX_BODY_BYTES, restReminderRouter } from './rest-router.js';
+export type { RestHandlerWithRemindersOptions, RestReminderRouterOptions } from './rest-router.js';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  restHandlerWithReminders,
+  restReminderRouter,
+} from './rest-router.js';

@@ -1,3 +1,4 @@
+import type { PathTemplate } from '@a2a-reminders/proto';
 import { reminderRpcs } from '@a2a-reminders/proto';
 import { describe, expect, it } from 'vitest';
 import { expandPathTemplate, matchPathTemplate } from './path-template.js';
@@ -39,6 +40,42 @@ describe('path templates from google.api.http', () => {
     expect(matchPathTemplate(listTenant, '/tasks/t1/reminders')).toBeUndefined();
   });
 
+  it('turns away a path whose last segment is not the last literal', () => {
+    expect(matchPathTemplate(listTenant, '/acme/tasks/t1/xreminders')).toBeUndefined();
+    expect(matchPathTemplate(listTenant, '/acme/tasks/t1/reminders/')).toBeUndefined();
+    expect(matchPathTemplate(listTenant, 'reminders')).toBeUndefined();
+    expect(matchPathTemplate(listTenant, '/acme/tasks/t1')).toBeUndefined();
+  });
+
+  it('matches every path of a grid exactly as a regular expression of the template does', () => {
+    const pieces = ['tasks', 'reminders', 't1', '', 'a:b', 'remind%65rs'];
+    const endings = ['', ':injectReminder', ':cancel', '/'];
+    const paths: string[] = [''];
+    // Up to five segments: the longest template, /{tenant}/tasks/{task_id}/reminders/{reminder_id}:cancel.
+    for (let n = 1; n <= 5; n++) {
+      const previous = paths.filter((p) => p.split('/').length === n);
+      for (const p of previous) for (const piece of pieces) paths.push(`${p}/${piece}`);
+    }
+    const templates = reminderRpcs.flatMap((rpc) => rpc.http.map((b) => b.path));
+    const disagreements: string[] = [];
+    for (const template of templates) {
+      const expected = referenceMatcher(template);
+      let matched = 0;
+      for (const path of paths) {
+        for (const ending of endings) {
+          const actual = JSON.stringify(matchPathTemplate(template, path + ending));
+          if (actual !== JSON.stringify(expected(path + ending))) {
+            disagreements.push(`${template.source} ${path + ending}: ${actual}`);
+          }
+          if (actual !== undefined) matched++;
+        }
+      }
+      // Agreement alone would pass for a matcher and a reference that both always refuse.
+      expect(matched, template.source).toBeGreaterThan(0);
+    }
+    expect(disagreements).toEqual([]);
+  });
+
   it('expands with percent-encoding and needs every variable', () => {
     expect(expandPathTemplate(cancel, { taskId: 'a:b', reminderId: 'r/1' })).toBe(
       '/tasks/a%3Ab/reminders/r%2F1:cancel',
@@ -46,3 +83,25 @@ describe('path templates from google.api.http', () => {
     expect(expandPathTemplate(injectTenant, { taskId: 't1' })).toBeUndefined();
   });
 });
+
+/** What a template matches, as a regular expression: a variable is one non-empty segment. */
+function referenceMatcher(
+  template: PathTemplate,
+): (path: string) => Record<string, string> | undefined {
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const names: string[] = [];
+  const body = template.segments
+    .map((segment) => {
+      if (segment.kind === 'literal') return escapeRegExp(segment.value);
+      names.push(segment.jsonName);
+      return '([^/]+)';
+    })
+    .join('/');
+  const verb = template.verb === undefined ? '' : escapeRegExp(`:${template.verb}`);
+  const pattern = new RegExp(`^/${body}${verb}$`);
+  return (path) => {
+    const found = pattern.exec(path);
+    if (found === null) return undefined;
+    return Object.fromEntries(names.map((name, i) => [name, found[i + 1] ?? '']));
+  };
+}

@@ -14,15 +14,15 @@ const statusNames: Readonly<Record<number, RpcCodeName>> = {
 };
 
 /**
- * Express handlers to mount last on the HTTP+JSON prefix, after the SDK's
- * `restHandler`, so that every answer under the prefix is a
+ * Express handlers to mount last on the HTTP+JSON prefix, after
+ * `restHandlerWithReminders` (or the SDK's `restHandler`), so that every answer under the prefix is a
  * `google.rpc.Status` JSON body (W13): a route nobody serves and an error the
  * SDK's stack passed on (a `Content-Encoding` body-parser does not know, a
  * body over the SDK's own limit) would otherwise get express's HTML page with
  * a stack trace and file paths. No answer carries a stack or a path: a
  * server fault is a bare INTERNAL.
  *
- * `app.use(prefix, restReminderRouter(…), restHandler(…), ...restFallback())`
+ * `app.use(prefix, restHandlerWithReminders(…), ...restFallback())`
  */
 export function restFallback(): [RequestHandler, ErrorRequestHandler] {
   const unrouted: RequestHandler = (_req, res) => {

@@ -3,7 +3,9 @@ import {
   RequestMalformedError,
   toRestErrorBody,
 } from '@a2a-js/sdk/errors';
-import type { UserBuilder } from '@a2a-js/sdk/server/express';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { RestHandlerOptions, UserBuilder } from '@a2a-js/sdk/server/express';
+import { restHandler } from '@a2a-js/sdk/server/express';
 import type { ReminderError } from '@a2a-reminders/core';
 import type { JsonResponse, ReminderBindingOptions } from '@a2a-reminders/core/protocol';
 import {
@@ -37,33 +39,80 @@ export interface RestReminderRouterOptions extends ReminderBindingOptions<UserBu
   readonly maxBodyBytes?: number;
 }
 
+/** What `restHandlerWithReminders` takes: the router's options, and the SDK's handler's. */
+export interface RestHandlerWithRemindersOptions extends RestReminderRouterOptions {
+  /** The SDK's request handler, which serves every request no reminder route takes. */
+  readonly requestHandler: A2ARequestHandler;
+  /** The SDK's v0.3 layer, for its `restHandler` only (reminder routes have no v0.3 form). */
+  readonly legacyCompat?: RestHandlerOptions['legacyCompat'];
+}
+
 interface Route {
   readonly rpc: ReminderRpc;
   readonly binding: HttpBinding;
 }
 
 /**
- * An express middleware serving TaskReminderService over HTTP+JSON. Its routes
- * are the rpcs' `google.api.http` rules, read from the descriptor, including
- * the `/{tenant}/…` forms (W2). Mount it before the SDK's `restHandler` on the
- * same prefix; requests it does not route pass on untouched, at once. A plain
- * middleware, not an `express.Router`: a router hands on a request it does not
- * serve only after `setImmediate`, so every SDK request on the prefix waited
- * one event-loop turn, and paid the router's dispatch, for nothing.
+ * An express middleware serving TaskReminderService over HTTP+JSON: the first
+ * piece of `restHandlerWithReminders`, for an app that mounts the SDK's
+ * `restHandler` after it on the same prefix itself. Its routes are the rpcs'
+ * `google.api.http` rules, read from the descriptor, including the
+ * `/{tenant}/…` forms (W2); requests it does not route pass on untouched, at
+ * once. A plain middleware, not an `express.Router`: a router hands on a
+ * request it does not serve only after `setImmediate`, so every SDK request on
+ * the prefix waited one event-loop turn, and paid the router's dispatch, for
+ * nothing.
  */
 export function restReminderRouter(options: RestReminderRouterOptions): RequestHandler {
+  const serve = reminderRouteServer(options);
+  return (req, res, next) => {
+    if (!serve(req, res)) next();
+  };
+}
+
+/**
+ * The SDK's `restHandler` with this package's routes in front of it, as one
+ * middleware: `app.use(prefix, restHandlerWithReminders(options))` serves
+ * what `restReminderRouter(options)` and `restHandler(options)` mounted one
+ * after the other serve. One layer instead of two: express matches the
+ * prefix, trims it and restores it once per layer, and the second layer cost
+ * the SDK's GetTask about 3 % (packages/bench README, "One layer per binding").
+ */
+export function restHandlerWithReminders(options: RestHandlerWithRemindersOptions): RequestHandler {
+  const serve = reminderRouteServer(options);
+  const sdk = restHandler(sdkHandlerOptions(options));
+  return (req, res, next) => {
+    if (!serve(req, res)) sdk(req, res, next);
+  };
+}
+
+/** The SDK handler's own options, named: nothing of ours reaches it. */
+function sdkHandlerOptions(options: RestHandlerWithRemindersOptions): RestHandlerOptions {
+  const { requestHandler, userBuilder, contextBuilder, legacyCompat } = options;
+  return {
+    requestHandler,
+    userBuilder,
+    ...(contextBuilder === undefined ? {} : { contextBuilder }),
+    ...(legacyCompat === undefined ? {} : { legacyCompat }),
+  };
+}
+
+/**
+ * Serves a request on a reminder route and returns true, or returns false,
+ * having touched nothing, for a request on no route.
+ */
+function reminderRouteServer(
+  options: RestReminderRouterOptions,
+): (req: Request, res: Response) => boolean {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const routesByMethod = routesByHttpMethod();
   const parseJson = jsonBodyReader<Request, Response>(
     { limit: maxBodyBytes, type: [JSON_CONTENT_TYPE, A2A_CONTENT_TYPE], strict: false },
     express.json,
   );
-  return (req, res, next) => {
+  return (req, res) => {
     const routes = routesByMethod.get(req.method);
-    if (routes === undefined) {
-      next();
-      return;
-    }
+    if (routes === undefined) return false;
     const path = req.path;
     for (const route of routes) {
       const pathValues = matchPathTemplate(route.binding.path, path);
@@ -71,14 +120,14 @@ export function restReminderRouter(options: RestReminderRouterOptions): RequestH
       res.setHeader('Content-Type', A2A_CONTENT_TYPE);
       if (route.binding.body === '') {
         void handleCall(options, route, pathValues, queryFields(route.rpc, req.query), req, res);
-        return;
+        return true;
       }
       if (!isJsonContentType(req.header('content-type'))) {
         const error = new ContentTypeNotSupportedError(
           `Unsupported Content-Type "${req.header('content-type')}"; expected application/json or application/a2a+json.`,
         );
         sendJson(res, 400, toRestErrorBody(error, 400));
-        return;
+        return true;
       }
       parseJson(req, res, (error?: unknown) => {
         if (error !== undefined && error !== null) {
@@ -88,9 +137,9 @@ export function restReminderRouter(options: RestReminderRouterOptions): RequestH
         const body: unknown = req.body;
         void handleCall(options, route, pathValues, body === undefined ? {} : body, req, res);
       });
-      return;
+      return true;
     }
-    next();
+    return false;
   };
 }
 

@@ -30,7 +30,7 @@ export interface HttpBindingArm<L extends object = object> {
   readonly name: string;
   /** Where an app mounts it: the endpoint (JSON-RPC) or the prefix (REST). */
   readonly path: string;
-  /** Our handler in front of the SDK's handler of the binding. */
+  /** Our handler in front of the SDK's handler of the binding: one middleware, or ours then the SDK's. */
   handlers(options: HttpBindingOptions & L): RequestHandler[];
   /** The binding's fallback handlers, mounted last (W13). */
   fallback(): Array<RequestHandler | ErrorRequestHandler>;
@@ -52,7 +52,7 @@ export interface BindingServerOptions<L extends object = object> {
 
 /**
  * An express server with the binding (ours in front of the SDK's handler, as
- * the README mounts them) at `arm.path`, and a client of it. Callers are
+ * the arm mounts them) at `arm.path`, and a client of it. Callers are
  * named by the `x-user` header; `calls` and `state` are the fake service's.
  */
 export async function startBindingServer<L extends object>(

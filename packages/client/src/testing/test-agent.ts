@@ -3,7 +3,7 @@ import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { InMemoryTaskStore, User } from '@a2a-js/sdk/server';
 import { UnauthenticatedUser } from '@a2a-js/sdk/server';
 import type { UserBuilder as ExpressUserBuilder } from '@a2a-js/sdk/server/express';
-import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { agentCardHandler } from '@a2a-js/sdk/server/express';
 import type { UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { Binding } from '@a2a-reminders/core';
@@ -14,8 +14,8 @@ import {
   withTaskReminders,
 } from '@a2a-reminders/core';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
-import { jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
-import { restReminderRouter } from '@a2a-reminders/rest';
+import { jsonRpcHandlerWithReminders } from '@a2a-reminders/jsonrpc';
+import { restHandlerWithReminders } from '@a2a-reminders/rest';
 import { createSdkStack, listen } from '@a2a-reminders/test-support';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
@@ -97,12 +97,8 @@ export async function startTestAgent(options: TestAgentOptions = {}): Promise<Te
   const expressUser: ExpressUserBuilder = async (req) => userOf(req.header('authorization'));
   const httpOptions = { requestHandler: sdk.requestHandler, userBuilder: expressUser };
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: sdk.requestHandler }));
-  app.use(
-    '/a2a/jsonrpc',
-    jsonRpcReminderHandler({ ...httpOptions, reminders }),
-    jsonRpcHandler(httpOptions),
-  );
-  app.use('/a2a/rest', restReminderRouter({ ...httpOptions, reminders }), restHandler(httpOptions));
+  app.use('/a2a/jsonrpc', jsonRpcHandlerWithReminders({ ...httpOptions, reminders }));
+  app.use('/a2a/rest', restHandlerWithReminders({ ...httpOptions, reminders }));
   const userBuilder: GrpcUserBuilder = async (call) => {
     seen.push({ binding: 'grpc', path: call.getPath(), headers: metadataOf(call.metadata) });
     return userOf(call.metadata.get('authorization')[0]?.toString());

@@ -7,7 +7,7 @@ import {
   DefaultRequestHandler,
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { agentCardHandler } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import type { AgentConnection, Binding, ProtocolBinding } from '@a2a-reminders/client';
 import {
@@ -29,8 +29,8 @@ import {
   withTaskReminders,
 } from '@a2a-reminders/core';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
-import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
-import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
+import { jsonRpcFallback, jsonRpcHandlerWithReminders } from '@a2a-reminders/jsonrpc';
+import { restFallback, restHandlerWithReminders } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import { kitTarget } from './kit-target.js';
@@ -129,8 +129,8 @@ function baseCard(): AgentCard {
 /**
  * Starts the stack every arm shares: DefaultRequestHandler over an
  * InMemoryTaskStore and DefaultExecutionEventBusManager, a controllable
- * executor wrapped by the reminder service, express on 127.0.0.1:0 with our
- * JSON-RPC middleware and REST router mounted before the SDK's handlers, and
+ * executor wrapped by the reminder service, express on 127.0.0.1:0 with the
+ * SDK's JSON-RPC and REST handlers with reminders (one middleware each), and
  * a grpc.Server on 127.0.0.1:0 with A2AService and TaskReminderService.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -199,14 +199,12 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
   const httpOptions = { requestHandler, userBuilder: expressUserBuilder };
   app.use(
     '/a2a/jsonrpc',
-    jsonRpcReminderHandler({ ...httpOptions, reminders, ...bodyLimit }),
-    jsonRpcHandler(httpOptions),
+    jsonRpcHandlerWithReminders({ ...httpOptions, reminders, ...bodyLimit }),
     ...jsonRpcFallback(),
   );
   app.use(
     '/a2a/rest',
-    restReminderRouter({ ...httpOptions, reminders, ...bodyLimit }),
-    restHandler(httpOptions),
+    restHandlerWithReminders({ ...httpOptions, reminders, ...bodyLimit }),
     ...restFallback(),
   );
   const { server: http, url: httpUrl } = await listenOnLoopback(app);

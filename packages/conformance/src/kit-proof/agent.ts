@@ -4,12 +4,7 @@ import {
   DefaultRequestHandler,
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
-import {
-  agentCardHandler,
-  jsonRpcHandler,
-  restHandler,
-  UserBuilder,
-} from '@a2a-js/sdk/server/express';
+import { agentCardHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
 import { agentCard, agentInterfaces } from '@a2a-reminders/client';
 import type { ReminderStore } from '@a2a-reminders/core';
@@ -21,8 +16,8 @@ import {
 } from '@a2a-reminders/core';
 import { TestAgentExecutor } from '@a2a-reminders/core/test-agent';
 import { grpcReminderService, TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
-import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
-import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
+import { jsonRpcFallback, jsonRpcHandlerWithReminders } from '@a2a-reminders/jsonrpc';
+import { restFallback, restHandlerWithReminders } from '@a2a-reminders/rest';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import { bindGrpcOnLoopback, closeHttp, listenOnLoopback } from '../harness/loopback.js';
@@ -93,16 +88,10 @@ export async function startAgentUnderTest(
   app.use(
     '/a2a/jsonrpc',
     ...(defect === 'error-table-entry' ? [wrongNotFoundCode] : []),
-    jsonRpcReminderHandler({ ...httpOptions, reminders }),
-    jsonRpcHandler(httpOptions),
+    jsonRpcHandlerWithReminders({ ...httpOptions, reminders }),
     ...jsonRpcFallback(),
   );
-  app.use(
-    '/a2a/rest',
-    restReminderRouter({ ...httpOptions, reminders }),
-    restHandler(httpOptions),
-    ...restFallback(),
-  );
+  app.use('/a2a/rest', restHandlerWithReminders({ ...httpOptions, reminders }), ...restFallback());
   const { server: http, url: httpUrl } = await listenOnLoopback(app);
 
   const grpcServer = new grpc.Server(

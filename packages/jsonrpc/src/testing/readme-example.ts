@@ -7,9 +7,9 @@ import {
   DefaultRequestHandler,
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
-import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { UserBuilder } from '@a2a-js/sdk/server/express';
 import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
-import { jsonRpcFallback, jsonRpcReminderHandler } from '@a2a-reminders/jsonrpc';
+import { jsonRpcFallback, jsonRpcHandlerWithReminders } from '@a2a-reminders/jsonrpc';
 import express from 'express';
 
 export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
@@ -27,8 +27,7 @@ export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
   const app = express();
   app.use(
     '/a2a/jsonrpc',
-    jsonRpcReminderHandler({ ...options, reminders }),
-    jsonRpcHandler(options),
+    jsonRpcHandlerWithReminders({ ...options, reminders }),
     ...jsonRpcFallback(),
   );
   return app;

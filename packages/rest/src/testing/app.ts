@@ -1,24 +1,44 @@
 import { restHandler } from '@a2a-js/sdk/server/express';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
-import type { HttpBindingArm } from '@a2a-reminders/test-support';
+import type { HttpBindingArm, HttpBindingOptions } from '@a2a-reminders/test-support';
 import { startBindingServer } from '@a2a-reminders/test-support';
 import { createRestReminderClient } from '../rest-client.js';
 import { restFallback } from '../rest-fallback.js';
 import type { RestReminderRouterOptions } from '../rest-router.js';
-import { restReminderRouter } from '../rest-router.js';
+import { restHandlerWithReminders, restReminderRouter } from '../rest-router.js';
 
-type RestLimits = Pick<RestReminderRouterOptions, 'maxBodyBytes'>;
+type RestLimits = Pick<RestReminderRouterOptions, 'maxBodyBytes' | 'contextBuilder'>;
 
-/** The REST binding for test-support's shared HTTP binding tests. */
+/** The REST binding for test-support's shared HTTP binding tests, mounted as its README does. */
 export const restArm: HttpBindingArm<RestLimits> = {
   name: 'REST',
   path: '/a2a/rest',
-  handlers: (options) => [restReminderRouter(options), restHandler(options)],
+  handlers: (options) => [restHandlerWithReminders(options)],
   fallback: restFallback,
   createClient: createRestReminderClient,
 };
 
-/** Our router in front of the SDK's restHandler at /a2a/rest, with a fake service. */
+/** The SDK handler's options out of ours (a `contextBuilder` of `undefined` is no builder). */
+function sdkOptions({
+  requestHandler,
+  userBuilder,
+  contextBuilder,
+}: HttpBindingOptions & RestLimits) {
+  return {
+    requestHandler,
+    userBuilder,
+    ...(contextBuilder === undefined ? {} : { contextBuilder }),
+  };
+}
+
+/** The same, as two middlewares: our router, then the SDK's restHandler. */
+export const restRouterArm: HttpBindingArm<RestLimits> = {
+  ...restArm,
+  name: 'REST (router, then restHandler)',
+  handlers: (options) => [restReminderRouter(options), restHandler(sdkOptions(options))],
+};
+
+/** The REST binding at /a2a/rest, mounted as its README does, with a fake service. */
 export async function startFakeServer(overrides: RestLimits = {}) {
   const server = await startBindingServer(restArm, { service: 'fake', overrides });
   return { ...server, baseUrl: server.endpoint };

@@ -7,9 +7,9 @@ import {
   DefaultRequestHandler,
   InMemoryTaskStore,
 } from '@a2a-js/sdk/server';
-import { restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { UserBuilder } from '@a2a-js/sdk/server/express';
 import { createReminderService, withTaskReminders } from '@a2a-reminders/core';
-import { restFallback, restReminderRouter } from '@a2a-reminders/rest';
+import { restFallback, restHandlerWithReminders } from '@a2a-reminders/rest';
 import express from 'express';
 
 export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
@@ -25,12 +25,7 @@ export function createAgentApp(agentCard: AgentCard, executor: AgentExecutor) {
   const options = { requestHandler, userBuilder: UserBuilder.noAuthentication };
 
   const app = express();
-  app.use(
-    '/a2a/rest',
-    restReminderRouter({ ...options, reminders }),
-    restHandler(options),
-    ...restFallback(),
-  );
+  app.use('/a2a/rest', restHandlerWithReminders({ ...options, reminders }), ...restFallback());
   return app;
 }
 // README:end
