@@ -1,9 +1,8 @@
 import { ReminderError } from '@a2a-reminders/core';
 import {
-  bindingServersPerTest,
-  boomOnRequest,
   captureErrorLog,
   cleanErrorText,
+  fallbackServersPerTest,
 } from '@a2a-reminders/test-support';
 import { describe, expect, it } from 'vitest';
 import { createJsonRpcReminderClient } from './json-rpc-client.js';
@@ -17,17 +16,7 @@ async function cleanJson(response: Response): Promise<Record<string, unknown>> {
 
 // Both ways of mounting it: one middleware (the README's), and ours before the SDK's.
 for (const arm of [jsonRpcArm, jsonRpcTwoHandlersArm]) {
-  const servers = bindingServersPerTest(arm);
-
-  /** Ours, the SDK's handler and the fallback on one path; `x-boom` makes a middleware throw. */
-  const start = async (): Promise<string> => {
-    const server = await servers.start({
-      service: 'fake',
-      before: [boomOnRequest],
-      fallback: true,
-    });
-    return server.endpoint;
-  };
+  const start = fallbackServersPerTest(arm);
 
   describe(`jsonRpcFallback (W13), after ${arm.name}`, () => {
     it('answers a body encoding body-parser does not know with a JSON-RPC error, not HTML', async () => {

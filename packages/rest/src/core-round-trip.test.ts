@@ -1,10 +1,9 @@
 import { TaskState } from '@a2a-js/sdk';
-import type { ServerCallContextBuilder } from '@a2a-js/sdk/server';
-import { defaultServerCallContextBuilder } from '@a2a-js/sdk/server';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import {
   bindingServersPerTest,
   describeCoreRoundTrip,
+  recordingContextBuilder,
   saveTask,
 } from '@a2a-reminders/test-support';
 import { describe, expect, it } from 'vitest';
@@ -58,11 +57,7 @@ for (const arm of [restArm, restRouterArm]) {
     });
 
     it("builds the SDK's calls and the reminder calls with the contextBuilder it was given", async () => {
-      const seen: string[] = [];
-      const contextBuilder: ServerCallContextBuilder = (options) => {
-        seen.push(String(options.headers['x-call']));
-        return defaultServerCallContextBuilder(options);
-      };
+      const { contextBuilder, seen } = recordingContextBuilder();
       const { taskStore, endpoint } = await start({ overrides: { contextBuilder } });
       await saveTask(taskStore, { id: 'task-1', state: TaskState.TASK_STATE_WORKING });
       const get = await call('GET', `${endpoint}/tasks/task-1`, undefined, { 'x-call': 'GetTask' });

@@ -1,8 +1,7 @@
 import {
-  bindingServersPerTest,
-  boomOnRequest,
   captureErrorLog,
   cleanErrorText,
+  fallbackServersPerTest,
 } from '@a2a-reminders/test-support';
 import { describe, expect, it } from 'vitest';
 import { restArm, restRouterArm } from './testing/app.js';
@@ -15,17 +14,7 @@ async function statusBody(response: Response): Promise<Record<string, unknown>> 
 
 // Both ways of mounting it: one middleware (the README's), and ours before the SDK's.
 for (const arm of [restArm, restRouterArm]) {
-  const servers = bindingServersPerTest(arm);
-
-  /** Ours, the SDK's handler and the fallback on one path; `x-boom` makes a middleware throw. */
-  const start = async (): Promise<string> => {
-    const server = await servers.start({
-      service: 'fake',
-      before: [boomOnRequest],
-      fallback: true,
-    });
-    return server.endpoint;
-  };
+  const start = fallbackServersPerTest(arm);
 
   describe(`restFallback (W13), after ${arm.name}`, () => {
     it('answers a route nobody serves with a 404 Status body', async () => {

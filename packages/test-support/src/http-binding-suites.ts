@@ -1,7 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
-import type { AgentExecutor } from '@a2a-js/sdk/server';
-import { AgentEvent } from '@a2a-js/sdk/server';
+import type { AgentExecutor, ServerCallContextBuilder } from '@a2a-js/sdk/server';
+import { AgentEvent, defaultServerCallContextBuilder } from '@a2a-js/sdk/server';
 import type { ReminderClient } from '@a2a-reminders/core';
 import {
   ReminderError,
@@ -378,6 +378,40 @@ export function captureErrorLog(): unknown[][] {
 export const boomOnRequest: RequestHandler = (req, _res, next) => {
   next(req.header('x-boom') ? new Error(`${import.meta.filename} exploded`) : undefined);
 };
+
+/**
+ * Starts, per test, the binding with the fake service, `boomOnRequest` in front
+ * of it and its fallback after it (W13 tests); resolves to the endpoint.
+ */
+export function fallbackServersPerTest<L extends object>(
+  arm: HttpBindingArm<L>,
+): () => Promise<string> {
+  const servers = bindingServersPerTest(arm);
+  return async () => {
+    const server = await servers.start({
+      service: 'fake',
+      before: [boomOnRequest],
+      fallback: true,
+    });
+    return server.endpoint;
+  };
+}
+
+/**
+ * A contextBuilder that records each call's `x-call` header, then builds the
+ * SDK's default context: shows which calls a builder handed to a binding built.
+ */
+export function recordingContextBuilder(): {
+  contextBuilder: ServerCallContextBuilder;
+  seen: string[];
+} {
+  const seen: string[] = [];
+  const contextBuilder: ServerCallContextBuilder = (options) => {
+    seen.push(String(options.headers['x-call']));
+    return defaultServerCallContextBuilder(options);
+  };
+  return { contextBuilder, seen };
+}
 
 /**
  * The text of an error answer after checking it is JSON of `contentType` and

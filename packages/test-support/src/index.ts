@@ -23,6 +23,8 @@ export {
   describeReadme,
   describeReminderClient,
   failureOf,
+  fallbackServersPerTest,
+  recordingContextBuilder,
   seedPages,
   seedReminderPages,
 } from './http-binding-suites.js';
