@@ -161,14 +161,7 @@ export function jsonRpcHandlerWithReminders(
   options: JsonRpcHandlerWithRemindersOptions,
 ): RequestHandler {
   const reminders = jsonRpcReminderHandler(options);
-  const { requestHandler, userBuilder, contextBuilder, legacyCompat } = options;
-  // The SDK handler's own options, named: nothing of ours reaches it.
-  const sdk = jsonRpcHandler({
-    requestHandler,
-    userBuilder,
-    ...(contextBuilder === undefined ? {} : { contextBuilder }),
-    ...(legacyCompat === undefined ? {} : { legacyCompat }),
-  });
+  const sdk = jsonRpcHandler(sdkHandlerOptions(options));
   return (req, res, next) => {
     reminders(req, res, (error?: unknown) => {
       if (error !== undefined) {
@@ -183,6 +176,19 @@ export function jsonRpcHandlerWithReminders(
         next(thrown);
       }
     });
+  };
+}
+
+/** The SDK handler's own options, named: nothing of ours reaches it. */
+export function sdkHandlerOptions(
+  options: JsonRpcHandlerWithRemindersOptions,
+): JsonRpcHandlerOptions {
+  const { requestHandler, userBuilder, contextBuilder, legacyCompat } = options;
+  return {
+    requestHandler,
+    userBuilder,
+    ...(contextBuilder === undefined ? {} : { contextBuilder }),
+    ...(legacyCompat === undefined ? {} : { legacyCompat }),
   };
 }
 

@@ -87,7 +87,7 @@ export function restHandlerWithReminders(options: RestHandlerWithRemindersOption
 }
 
 /** The SDK handler's own options, named: nothing of ours reaches it. */
-function sdkHandlerOptions(options: RestHandlerWithRemindersOptions): RestHandlerOptions {
+export function sdkHandlerOptions(options: RestHandlerWithRemindersOptions): RestHandlerOptions {
   const { requestHandler, userBuilder, contextBuilder, legacyCompat } = options;
   return {
     requestHandler,

@@ -1,13 +1,17 @@
 import { gzipSync } from 'node:zlib';
 import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
-import type { HttpBindingArm, HttpBindingOptions } from '@a2a-reminders/test-support';
+import type { HttpBindingArm } from '@a2a-reminders/test-support';
 import { startBindingServer } from '@a2a-reminders/test-support';
 import express from 'express';
 import { createJsonRpcReminderClient } from '../json-rpc-client.js';
 import { jsonRpcFallback } from '../json-rpc-fallback.js';
 import type { JsonRpcReminderHandlerOptions } from '../json-rpc-handler.js';
-import { jsonRpcHandlerWithReminders, jsonRpcReminderHandler } from '../json-rpc-handler.js';
+import {
+  jsonRpcHandlerWithReminders,
+  jsonRpcReminderHandler,
+  sdkHandlerOptions,
+} from '../json-rpc-handler.js';
 
 type JsonRpcLimits = Pick<JsonRpcReminderHandlerOptions, 'maxBodyBytes' | 'contextBuilder'>;
 
@@ -20,24 +24,14 @@ export const jsonRpcArm: HttpBindingArm<JsonRpcLimits> = {
   createClient: createJsonRpcReminderClient,
 };
 
-/** The SDK handler's options out of ours (a `contextBuilder` of `undefined` is no builder). */
-function sdkOptions({
-  requestHandler,
-  userBuilder,
-  contextBuilder,
-}: HttpBindingOptions & JsonRpcLimits) {
-  return {
-    requestHandler,
-    userBuilder,
-    ...(contextBuilder === undefined ? {} : { contextBuilder }),
-  };
-}
-
 /** The same, as two middlewares: ours, then the SDK's jsonRpcHandler. */
 export const jsonRpcTwoHandlersArm: HttpBindingArm<JsonRpcLimits> = {
   ...jsonRpcArm,
   name: 'JSON-RPC (ours, then jsonRpcHandler)',
-  handlers: (options) => [jsonRpcReminderHandler(options), jsonRpcHandler(sdkOptions(options))],
+  handlers: (options) => [
+    jsonRpcReminderHandler(options),
+    jsonRpcHandler(sdkHandlerOptions(options)),
+  ],
 };
 
 /** The JSON-RPC binding at /a2a/jsonrpc, mounted as its README does, with a fake service. */

@@ -1,11 +1,11 @@
 import { restHandler } from '@a2a-js/sdk/server/express';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
-import type { HttpBindingArm, HttpBindingOptions } from '@a2a-reminders/test-support';
+import type { HttpBindingArm } from '@a2a-reminders/test-support';
 import { startBindingServer } from '@a2a-reminders/test-support';
 import { createRestReminderClient } from '../rest-client.js';
 import { restFallback } from '../rest-fallback.js';
 import type { RestReminderRouterOptions } from '../rest-router.js';
-import { restHandlerWithReminders, restReminderRouter } from '../rest-router.js';
+import { restHandlerWithReminders, restReminderRouter, sdkHandlerOptions } from '../rest-router.js';
 
 type RestLimits = Pick<RestReminderRouterOptions, 'maxBodyBytes' | 'contextBuilder'>;
 
@@ -18,24 +18,11 @@ export const restArm: HttpBindingArm<RestLimits> = {
   createClient: createRestReminderClient,
 };
 
-/** The SDK handler's options out of ours (a `contextBuilder` of `undefined` is no builder). */
-function sdkOptions({
-  requestHandler,
-  userBuilder,
-  contextBuilder,
-}: HttpBindingOptions & RestLimits) {
-  return {
-    requestHandler,
-    userBuilder,
-    ...(contextBuilder === undefined ? {} : { contextBuilder }),
-  };
-}
-
 /** The same, as two middlewares: our router, then the SDK's restHandler. */
 export const restRouterArm: HttpBindingArm<RestLimits> = {
   ...restArm,
   name: 'REST (router, then restHandler)',
-  handlers: (options) => [restReminderRouter(options), restHandler(sdkOptions(options))],
+  handlers: (options) => [restReminderRouter(options), restHandler(sdkHandlerOptions(options))],
 };
 
 /** The REST binding at /a2a/rest, mounted as its README does, with a fake service. */
