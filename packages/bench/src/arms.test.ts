@@ -16,23 +16,25 @@ describe('roundOrder', () => {
     }
   });
 
-  it('keeps each binding block as its group, then SDK write, workaround', () => {
+  it('keeps each binding block as its groups, then SDK write, workaround', () => {
     const kinds = (prefix: string) =>
       roundOrder(0)
         .filter((a) => a.startsWith(prefix) && ARMS[a].kind !== 'noop')
         .map((a) => ARMS[a].kind);
     const after: ArmKind[] = ['sdk-write', 'send-reminder'];
-    expect(kinds('jsonrpc-')).toEqual(['get-stock', 'inject-plain', 'inject', 'get', ...after]);
-    expect(kinds('rest-')).toEqual(['get-stock', 'inject-plain', 'inject', 'get', ...after]);
+    const http: ArmKind[] = ['get-stock', 'get', 'get', 'inject-plain', 'inject', ...after];
+    expect(kinds('jsonrpc-')).toEqual(http);
+    expect(kinds('rest-')).toEqual(http);
     expect(kinds('grpc-')).toEqual(['get', 'inject-plain', 'inject', ...after]);
     for (const round of [0, 1, 2, 3, 4]) {
       const order = roundOrder(round);
       const at = order.indexOf('rest-get-stock');
-      expect(order.slice(at, at + 6)).toEqual([
+      expect(order.slice(at, at + 7)).toEqual([
         'rest-get-stock',
+        'rest-get-mounted',
+        'rest-get',
         'rest-inject-plain',
         'rest-inject',
-        'rest-get',
         'rest-push-config',
         'rest-send-reminder',
       ]);
@@ -145,10 +147,12 @@ describe('interleavedOrder, what each part follows', () => {
 });
 
 describe('interleavedGroup', () => {
-  it("groups each binding's GetTask arms and injects, the GetTask arms first and last", () => {
+  it("pairs each HTTP binding's stock and mounted GetTask alone, and groups GetTask first with the injects", () => {
     expect(INTERLEAVED_GROUPS).toEqual([
-      ['jsonrpc-get-stock', 'jsonrpc-inject-plain', 'jsonrpc-inject', 'jsonrpc-get'],
-      ['rest-get-stock', 'rest-inject-plain', 'rest-inject', 'rest-get'],
+      ['jsonrpc-get-stock', 'jsonrpc-get-mounted'],
+      ['jsonrpc-get', 'jsonrpc-inject-plain', 'jsonrpc-inject'],
+      ['rest-get-stock', 'rest-get-mounted'],
+      ['rest-get', 'rest-inject-plain', 'rest-inject'],
       ['grpc-get', 'grpc-inject-plain', 'grpc-inject'],
     ]);
     for (const group of INTERLEAVED_GROUPS) {
@@ -158,13 +162,17 @@ describe('interleavedGroup', () => {
     expect(interleavedGroup('express-noop')).toBeUndefined();
   });
 
-  it('keeps each group adjacent in every round, the SDK write right after it', () => {
+  it('keeps each group adjacent in every round, the SDK write right after the injects', () => {
     for (const group of INTERLEAVED_GROUPS) {
+      const injects = group.some((arm) => ARMS[arm].kind === 'inject');
       for (const round of [0, 1, 2, 3, 4]) {
         const order = roundOrder(round);
         const at = order.indexOf(group[0] as (typeof group)[number]);
         expect(order.slice(at, at + group.length)).toEqual(group);
-        expect(ARMS[order[at + group.length] as (typeof group)[number]].kind).toBe('sdk-write');
+        const next = ARMS[order[at + group.length] as (typeof group)[number]];
+        // The pair runs right before the group of its binding's injects.
+        if (injects) expect(next.kind).toBe('sdk-write');
+        else expect(interleavedGroup(next.name)?.[0]).toBe(next.name);
       }
     }
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ARMS } from './arms.js';
+import { ARMS, interleavedGroup } from './arms.js';
 import { goalText, type RatioDef, ratioDefs, verdict } from './goals.js';
 
 describe('verdict', () => {
@@ -110,6 +110,23 @@ describe('ratioDefs (issue 12 goals)', () => {
         target: 1.03,
       });
     }
+  });
+
+  it('judges mounting on the pair alternated alone, not on the GetTask among the injects', () => {
+    const prefix = { 'JSON-RPC': 'jsonrpc', REST: 'rest' } as const;
+    for (const binding of ['JSON-RPC', 'REST'] as const) {
+      for (const metric of ['req/s', 'CPU µs/req']) {
+        const def = of(binding, `GetTask mounted/stock ${metric} (mounting costs ≤ 3 %)`);
+        expect([def.num, def.den]).toEqual([
+          `${prefix[binding]}-get-mounted`,
+          `${prefix[binding]}-get-stock`,
+        ]);
+        expect(interleavedGroup(def.num)).toEqual([def.den, def.num]);
+      }
+    }
+    expect(defs.some((d) => d.binding === 'gRPC' && d.label.startsWith('GetTask mounted'))).toBe(
+      false,
+    );
   });
 
   it('puts every ratio on arms of its own binding', () => {

@@ -27,7 +27,8 @@ export interface RatioDef {
 
 interface BindingArms {
   readonly get: ArmName;
-  readonly stock: ArmName | undefined;
+  /** The mounting pair (HTTP only): GetTask on the stock path and on the mounted one, alternated alone. */
+  readonly pair: { readonly stock: ArmName; readonly mounted: ArmName } | undefined;
   readonly inject: ArmName;
   readonly plain: ArmName;
   readonly send: ArmName;
@@ -39,7 +40,7 @@ interface BindingArms {
 const ARMS_OF: Record<Binding, BindingArms> = {
   'JSON-RPC': {
     get: 'jsonrpc-get',
-    stock: 'jsonrpc-get-stock',
+    pair: { stock: 'jsonrpc-get-stock', mounted: 'jsonrpc-get-mounted' },
     inject: 'jsonrpc-inject',
     plain: 'jsonrpc-inject-plain',
     send: 'jsonrpc-send-reminder',
@@ -48,7 +49,7 @@ const ARMS_OF: Record<Binding, BindingArms> = {
   },
   REST: {
     get: 'rest-get',
-    stock: 'rest-get-stock',
+    pair: { stock: 'rest-get-stock', mounted: 'rest-get-mounted' },
     inject: 'rest-inject',
     plain: 'rest-inject-plain',
     send: 'rest-send-reminder',
@@ -57,7 +58,7 @@ const ARMS_OF: Record<Binding, BindingArms> = {
   },
   gRPC: {
     get: 'grpc-get',
-    stock: undefined,
+    pair: undefined,
     inject: 'grpc-inject',
     plain: 'grpc-inject-plain',
     send: 'grpc-send-reminder',
@@ -177,19 +178,19 @@ export function ratioDefs(): RatioDef[] {
         'context (SDK write)',
       ),
     );
-    if (a.stock !== undefined) {
+    if (a.pair !== undefined) {
       defs.push(
         def(
           'GetTask mounted/stock req/s (mounting costs ≤ 3 %)',
-          a.get,
-          a.stock,
+          a.pair.mounted,
+          a.pair.stock,
           'reqPerSec',
           MOUNTED_VS_STOCK.reqPerSec,
         ),
         def(
           'GetTask mounted/stock CPU µs/req (mounting costs ≤ 3 %)',
-          a.get,
-          a.stock,
+          a.pair.mounted,
+          a.pair.stock,
           'serverCpuUsPerReq',
           MOUNTED_VS_STOCK.serverCpuUsPerReq,
         ),

@@ -20,12 +20,14 @@ type HttpArm = Extract<
   ArmName,
   | 'express-noop'
   | 'jsonrpc-get'
+  | 'jsonrpc-get-mounted'
   | 'jsonrpc-get-stock'
   | 'jsonrpc-inject'
   | 'jsonrpc-inject-plain'
   | 'jsonrpc-send-reminder'
   | 'jsonrpc-push-config'
   | 'rest-get'
+  | 'rest-get-mounted'
   | 'rest-get-stock'
   | 'rest-inject'
   | 'rest-inject-plain'
@@ -121,6 +123,7 @@ export function httpArmCall(arm: HttpArm, t: HttpArmTarget): () => Promise<void>
         expectRest('no-op', r.status, r.body, (j) => j.ok === true);
       };
     case 'jsonrpc-get':
+    case 'jsonrpc-get-mounted':
       return getTask(HTTP_PATHS.jsonrpc);
     case 'jsonrpc-get-stock':
       return getTask(HTTP_PATHS.jsonrpcStock);
@@ -145,6 +148,7 @@ export function httpArmCall(arm: HttpArm, t: HttpArmTarget): () => Promise<void>
         expectJsonRpc('CreateTaskPushNotificationConfig', r.status, r.body, isPushConfig(taskId));
       };
     case 'rest-get':
+    case 'rest-get-mounted':
       return restGet(HTTP_PATHS.rest);
     case 'rest-get-stock':
       return restGet(HTTP_PATHS.restStock);

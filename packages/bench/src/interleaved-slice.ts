@@ -1,7 +1,7 @@
 import { ARMS, type ArmName, interleavedOrder } from './arms.js';
 import type { LoopResult } from './closed-loop.js';
 import { LoadProcess } from './load-process.js';
-import { processCpuUs } from './proc-cpu.js';
+import { processThreadsCpu } from './proc-cpu.js';
 import type { ServerProcess } from './server-process.js';
 import { serverCpuFigures, serverWindow } from './server-window.js';
 import { settleDelayedEvents } from './settle-delayed.js';
@@ -21,6 +21,7 @@ export interface InterleavedSliceOptions {
 
 interface Totals {
   cpuUs: number;
+  mainCpuUs: number;
   loopMs: number;
   foreignUs: number;
   windowMs: number;
@@ -53,6 +54,7 @@ export async function interleavedSlice(
     const pids = [server.pid, ...loads.map((l) => l.pid)];
     const totals: Totals[] = group.map(() => ({
       cpuUs: 0,
+      mainCpuUs: 0,
       loopMs: 0,
       foreignUs: 0,
       windowMs: 0,
@@ -85,6 +87,7 @@ export async function interleavedSlice(
               continue;
             }
             t.cpuUs += w.cpuUs;
+            t.mainCpuUs += w.mainCpuUs;
             t.loopMs += w.loopMs;
             t.foreignUs += w.foreignPct * w.windowMs;
             t.windowMs += w.windowMs;
@@ -94,11 +97,15 @@ export async function interleavedSlice(
         // R57: the displacing inject's events waited through every part (the
         // bench server's delay outlasts the group); published now, once per
         // task it displaced on, as after a slice of its own, and charged to it.
-        const cpu0 = await processCpuUs(server.pid);
+        const cpu0 = await processThreadsCpu(server.pid);
         await settleDelayedEvents((path) => server.admin('POST', path));
-        const publishUs = (await processCpuUs(server.pid)) - cpu0;
+        const cpu1 = await processThreadsCpu(server.pid);
         const displacing = group.findIndex((arm) => ARMS[arm].kind === 'inject');
-        if (displacing >= 0) (totals[displacing] as Totals).cpuUs += publishUs;
+        if (displacing >= 0) {
+          const t = totals[displacing] as Totals;
+          t.cpuUs += cpu1.allUs - cpu0.allUs;
+          t.mainCpuUs += cpu1.mainUs - cpu0.mainUs;
+        }
         const results: LoopResult[] = [];
         for (const load of loads) results.push(await load.total());
         return results;
@@ -111,7 +118,7 @@ export async function interleavedSlice(
         ...result,
         arm,
         round,
-        ...serverCpuFigures(result.requests, t.cpuUs, t.loopMs),
+        ...serverCpuFigures(result.requests, t.cpuUs, t.mainCpuUs, t.loopMs),
         foreignCpuPct: t.foreignUs / t.windowMs,
         attempts: 1,
         interleaved: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArmName } from './arms.js';
-import { errorsLine, followUpLines, memoryLines, plainReminderLines } from './report.js';
+import { armTable, errorsLine, followUpLines, memoryLines, plainReminderLines } from './report.js';
 import type { Results, SliceResult } from './slice.js';
 
 function slice(arm: ArmName, extra: Partial<SliceResult>): SliceResult {
@@ -16,12 +16,33 @@ function slice(arm: ArmName, extra: Partial<SliceResult>): SliceResult {
     p99Ms: 1,
     clientCpuUsPerReq: 1,
     serverCpuUsPerReq: 1,
+    serverMainCpuUsPerReq: 1,
     serverCpuPct: 1,
     foreignCpuPct: 0,
     attempts: 1,
     ...extra,
   };
 }
+
+describe('armTable', () => {
+  it("prints the main thread's share of the server CPU beside the whole", () => {
+    const results: Results = new Map([
+      [
+        'rest-get',
+        [
+          slice('rest-get', { serverCpuUsPerReq: 150, serverMainCpuUsPerReq: 131 }),
+          slice('rest-get', { serverCpuUsPerReq: 170, serverMainCpuUsPerReq: 137, round: 1 }),
+        ],
+      ],
+    ]);
+    const [header, row] = armTable(results).split('\n');
+    const columns = (line = '') => line.split(/\s{2,}/);
+    const at = columns(header).indexOf('main thread µs/req');
+    expect(at).toBe(columns(header).indexOf('server CPU µs/req') + 1);
+    expect(columns(row)[at - 1]).toBe('160 (150–170)');
+    expect(columns(row)[at]).toBe('134 (131–137)');
+  });
+});
 
 describe('summary lines', () => {
   it('judges errors against 0', () => {

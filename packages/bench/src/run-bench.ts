@@ -58,7 +58,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       },
       () => serverWindow(server, [server.pid, load.pid], QUIET_PCT, () => load.run(sliceMs, pace)),
     );
-    const { result, cpuUs, loopMs, foreignPct } = around.window;
+    const { result, cpuUs, mainCpuUs, loopMs, foreignPct } = around.window;
     const history =
       kind === 'send-reminder'
         ? await server.admin<FollowUpHistory>('GET', '/admin/followup-history')
@@ -67,7 +67,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       ...result,
       arm,
       round,
-      ...serverCpuFigures(result.requests, cpuUs, loopMs),
+      ...serverCpuFigures(result.requests, cpuUs, mainCpuUs, loopMs),
       foreignCpuPct: foreignPct,
       attempts,
       ...plainSweepFigures(around),
@@ -157,7 +157,7 @@ async function main(server: ServerProcess): Promise<number> {
         console.log(
           `round ${round + 1} ${ARMS[s.arm].label.padEnd(labelWidth)} ${s.reqPerSec.toFixed(0).padStart(6)} req/s  ` +
             `p50 ${s.p50Ms.toFixed(2)} ms  p99 ${s.p99Ms.toFixed(1)} ms  ` +
-            `server ${s.serverCpuUsPerReq.toFixed(0)} µs/req (${s.serverCpuPct.toFixed(0)} %)  ` +
+            `server ${s.serverCpuUsPerReq.toFixed(0)} µs/req (${s.serverCpuPct.toFixed(0)} %, main thread ${s.serverMainCpuUsPerReq.toFixed(0)})  ` +
             `others ${s.foreignCpuPct.toFixed(0)} %${s.attempts > 1 ? ` (best of ${s.attempts})` : ''}` +
             `${sliceNote(s)}${errorText}`,
         );

@@ -1,6 +1,6 @@
 import type { LoopResult } from './closed-loop.js';
 import { type CpuMark, cpuMark, foreignPct, waitForQuiet } from './cpu-gate.js';
-import { processCpuUs } from './proc-cpu.js';
+import { processThreadsCpu } from './proc-cpu.js';
 import type { ServerProcess } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
 import type { SliceResult } from './slice.js';
@@ -10,6 +10,8 @@ export interface ServerWindow {
   readonly result: LoopResult;
   /** Server CPU (all threads) over the run and the publish after it, µs. */
   readonly cpuUs: number;
+  /** The main thread's share of `cpuUs`, µs. */
+  readonly mainCpuUs: number;
   /** Wall time of the run itself, ms. */
   readonly loopMs: number;
   /** CPU other processes used over the window, % of one core (the contention gate). */
@@ -26,10 +28,12 @@ export interface ServerWindow {
 export function serverCpuFigures(
   requests: number,
   cpuUs: number,
+  mainCpuUs: number,
   loopMs: number,
-): Pick<SliceResult, 'serverCpuUsPerReq' | 'serverCpuPct'> {
+): Pick<SliceResult, 'serverCpuUsPerReq' | 'serverMainCpuUsPerReq' | 'serverCpuPct'> {
   return {
     serverCpuUsPerReq: requests === 0 ? Number.NaN : cpuUs / requests,
+    serverMainCpuUsPerReq: requests === 0 ? Number.NaN : mainCpuUs / requests,
     serverCpuPct: (100 * cpuUs) / (loopMs * 1000),
   };
 }
@@ -49,16 +53,17 @@ export async function serverWindow(
   { waitQuiet = true, publish = true }: { waitQuiet?: boolean; publish?: boolean } = {},
 ): Promise<ServerWindow> {
   if (waitQuiet) await waitForQuiet(pids, quietPct);
-  const cpu0 = await processCpuUs(server.pid);
+  const cpu0 = await processThreadsCpu(server.pid);
   const mark0 = await cpuMark(pids);
   const result = await run();
   const loopEnd = await cpuMark(pids);
   if (publish) await settleDelayedEvents((path) => server.admin('POST', path));
-  const cpuUs = (await processCpuUs(server.pid)) - cpu0;
+  const cpu1 = await processThreadsCpu(server.pid);
   const mark1: CpuMark = await cpuMark(pids);
   return {
     result,
-    cpuUs,
+    cpuUs: cpu1.allUs - cpu0.allUs,
+    mainCpuUs: cpu1.mainUs - cpu0.mainUs,
     loopMs: loopEnd.wallMs - mark0.wallMs,
     foreignPct: foreignPct(mark0, mark1),
     windowMs: mark1.wallMs - mark0.wallMs,

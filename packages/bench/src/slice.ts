@@ -8,6 +8,8 @@ export interface SliceResult extends LoopResult {
   readonly round: number;
   /** Server CPU (all threads) per request, µs. */
   readonly serverCpuUsPerReq: number;
+  /** The server's main (JS) thread's share of it; the rest ran on helper threads (GC, compilation, libuv). */
+  readonly serverMainCpuUsPerReq: number;
   /** Server CPU over the slice, % of one core. */
   readonly serverCpuPct: number;
   /** CPU other processes used during the slice, % of one core. */
