@@ -118,25 +118,29 @@ describe('interleavedOrder, what each part follows', () => {
     }
   });
 
-  it('lets stock and mounted GetTask (first and last of four) follow each inject as often as each other', () => {
+  it('lets the first and last of four follow each inner arm as often as each other', () => {
     for (const round of [0, 1, 2, 3]) {
-      const [stock, plain, displacing, mounted] = predecessors(
-        interleavedOrder(16, round, 4),
-        4,
-      ) as [number[], number[], number[], number[]];
-      expect([stock[1], stock[2], stock[3]]).toEqual([4, 4, 0]);
-      expect([mounted[1], mounted[2], mounted[0]]).toEqual([4, 4, 0]);
-      expect((stock[0] ?? 0) + (mounted[3] ?? 0)).toBe(15);
-      // And each inject follows each GetTask arm as often, the other inject in half its parts.
-      expect(plain).toEqual([4, 0, 8, 4]);
-      expect(displacing).toEqual([4, 8, 0, 4]);
+      const [first, second, third, last] = predecessors(interleavedOrder(16, round, 4), 4) as [
+        number[],
+        number[],
+        number[],
+        number[],
+      ];
+      expect([first[1], first[2], first[3]]).toEqual([4, 4, 0]);
+      expect([last[1], last[2], last[0]]).toEqual([4, 4, 0]);
+      expect((first[0] ?? 0) + (last[3] ?? 0)).toBe(15);
+      // And each inner arm follows the first and the last as often, the other inner one in half its parts.
+      expect(second).toEqual([4, 0, 8, 4]);
+      expect(third).toEqual([4, 8, 0, 4]);
     }
   });
 
-  it('lets each arm of a pair follow the other in the same number of parts, give or take one', () => {
+  it('lets each arm of a pair (the mounting pair) follow the other in half its parts', () => {
     for (const round of [0, 1]) {
       const [a, b] = predecessors(interleavedOrder(16, round, 2), 2) as [number[], number[]];
-      expect(Math.abs((a[1] ?? 0) - (b[0] ?? 0))).toBeLessThanOrEqual(1);
+      expect([a[1], b[0]]).toEqual([8, 8]);
+      // The rest follow themselves; the first part follows none.
+      expect((a[0] ?? 0) + (b[1] ?? 0)).toBe(15);
     }
   });
 
@@ -169,10 +173,10 @@ describe('interleavedGroup', () => {
         const order = roundOrder(round);
         const at = order.indexOf(group[0] as (typeof group)[number]);
         expect(order.slice(at, at + group.length)).toEqual(group);
-        const next = ARMS[order[at + group.length] as (typeof group)[number]];
+        const next = order[at + group.length] as (typeof group)[number];
         // The pair runs right before the group of its binding's injects.
-        if (injects) expect(next.kind).toBe('sdk-write');
-        else expect(interleavedGroup(next.name)?.[0]).toBe(next.name);
+        if (injects) expect(ARMS[next].kind).toBe('sdk-write');
+        else expect(next).toBe(INTERLEAVED_GROUPS[INTERLEAVED_GROUPS.indexOf(group) + 1]?.[0]);
       }
     }
   });

@@ -131,10 +131,9 @@ export function isArmName(value: string): value is ArmName {
  * Blocks of adjacent arms (README, What it measures): per binding the arms of
  * its interleaved groups ({@link INTERLEAVED_GROUPS}; HTTP: the mounting pair,
  * then GetTask with the injects), then the SDK's
- * CreateTaskPushNotificationConfig and the SendMessage workaround, right
- * after the group that holds their GetTask. The
- * blocks rotate one position per round, so no block always runs first or
- * always on the heap the other arms grew.
+ * CreateTaskPushNotificationConfig and the SendMessage workaround, right after
+ * the group of the injects. The blocks rotate one position per round, so no
+ * block always runs first or always on the heap the other arms grew.
  */
 export function roundOrder(round: number): ArmName[] {
   const blocks: ArmName[][] = [
@@ -172,9 +171,10 @@ export function roundOrder(round: number): ArmName[] {
  * the inject goals judge. Per HTTP binding, the mounting pair (stock and
  * mounted GetTask) alternates alone: with the injects' parts between them,
  * the collections of the heap the injects grow fell on whichever GetTask part
- * they ran in, and the pair's ratio scattered by a quarter round to round
- * (README, "The mounting pair"). Each binding's GetTask comes first and last
- * in the group of its injects.
+ * they ran in, and the pair's ratio scattered by up to a quarter round to
+ * round (README, "The mounting pair"). Each binding's GetTask is first in the
+ * group of its injects: in ABCCBA it and the displacing inject each follow
+ * the plain inject in half their parts.
  */
 export const INTERLEAVED_GROUPS: readonly (readonly ArmName[])[] = [
   ['jsonrpc-get-stock', 'jsonrpc-get-mounted'],

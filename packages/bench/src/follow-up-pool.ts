@@ -37,20 +37,27 @@ export class FollowUpPool {
 
   /**
    * Seeds a fresh pool. The previous pool's tasks stay WORKING in the task
-   * store, untouched from now on, histories and all; their executions are
-   * released, so each keeps only its stored task.
+   * store, untouched from now on; their executions are released and their
+   * stored histories cut back to the seed's message. Kept whole, nine pools'
+   * follow-ups held some 200 MB of a default run's heap, and every arm after
+   * them paid for marking it, in whichever part a collection ran (README,
+   * "The mounting pair").
    */
   async renew(): Promise<void> {
-    for (const ref of this.current) this.executor.release(ref.id);
+    const context = unauthenticated();
+    for (const ref of this.current) {
+      this.executor.release(ref.id);
+      const task = await this.taskStore.load(ref.id, context);
+      if (task !== undefined) {
+        await this.taskStore.save({ ...task, history: task.history.slice(0, 1) }, context);
+      }
+    }
     this.generation += 1;
     this.current = await seedTaskRefs(this.handler, this.size, `followup${this.generation}`);
   }
 
   async history(): Promise<FollowUpHistory> {
-    const context = new ServerCallContext({
-      user: new UnauthenticatedUser(),
-      requestedVersion: '1.0',
-    });
+    const context = unauthenticated();
     const lengths: number[] = [];
     for (const ref of this.current) {
       const task = await this.taskStore.load(ref.id, context);
@@ -63,4 +70,9 @@ export class FollowUpPool {
       maxMessages: lengths.length === 0 ? 0 : Math.max(...lengths),
     };
   }
+}
+
+/** The seeding's caller, whose scope of the SDK's task store holds the pool's tasks. */
+function unauthenticated(): ServerCallContext {
+  return new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: '1.0' });
 }

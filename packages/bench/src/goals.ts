@@ -27,7 +27,7 @@ export interface RatioDef {
 
 interface BindingArms {
   readonly get: ArmName;
-  /** The mounting pair (HTTP only): GetTask on the stock path and on the mounted one, alternated alone. */
+  /** The mounting pair (HTTP only): stock and mounted GetTask, alternated alone. */
   readonly pair: { readonly stock: ArmName; readonly mounted: ArmName } | undefined;
   readonly inject: ArmName;
   readonly plain: ArmName;

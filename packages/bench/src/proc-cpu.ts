@@ -3,14 +3,17 @@ import { readFile } from 'node:fs/promises';
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS_PER_SEC = 100;
 
-/** utime + stime (fields 14 and 15) of a /proc `stat` file, in microseconds. */
-async function statCpuUs(path: string): Promise<number> {
-  const stat = await readFile(path, 'utf8');
-  // The command name (field 2) may hold spaces; fields after it start past its ')'.
+/** utime + stime (fields 14 and 15) of a /proc `stat` file's text, in microseconds. */
+export function statTextCpuUs(stat: string): number {
+  // The command name (field 2) may hold spaces and ')'; fields after it start past its last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) * 1_000_000) / TICKS_PER_SEC;
+}
+
+async function statCpuUs(path: string): Promise<number> {
+  return statTextCpuUs(await readFile(path, 'utf8'));
 }
 
 /**

@@ -180,7 +180,7 @@ async function main(server: ServerProcess): Promise<number> {
   console.log(
     `\nMemory (info): after seeding heap ${mb(seeded.heapUsed)} RSS ${mb(seeded.rss)}; after the arms heap ` +
       `${mb(afterArms.heapUsed)} RSS ${mb(afterArms.rss)} (each task keeps its latest maxRetainedFinalRemindersPerTask ` +
-      `final records, R48; the SendMessage workaround's pools keep every follow-up in their tasks' histories)`,
+      `final records, R48; the SendMessage workaround's last pool keeps its follow-ups in its tasks' histories, earlier pools only their seeds' messages)`,
   );
   if (memory !== undefined)
     console.log(`\nMemory phase, run before the arms:\n${memoryLines(memory)}`);

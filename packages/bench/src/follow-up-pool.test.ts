@@ -1,0 +1,35 @@
+import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
+import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
+import { describe, expect, it } from 'vitest';
+import { createBenchStack } from './bench-stack.js';
+import { sendReminderJson } from './send-reminder-request.js';
+
+const context = () =>
+  new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: '1.0' });
+
+describe('FollowUpPool', () => {
+  it("cuts the previous pool's histories back to the seed's message when it seeds a new one", async () => {
+    const stack = createBenchStack({}, undefined, undefined, 3);
+    const pool = stack.followUpPool;
+    await pool.renew();
+    const first = [...pool.tasks];
+    for (const [n, ref] of first.entries()) {
+      for (let k = 0; k < 2; k += 1) {
+        const request = SendMessageRequest.fromJSON(sendReminderJson(ref, `follow-${n}-${k}`));
+        await stack.requestHandler.sendMessage(request, context());
+      }
+    }
+    expect(await pool.history()).toEqual({ tasks: 3, meanMessages: 3, maxMessages: 3 });
+
+    await pool.renew();
+    expect(pool.tasks.map((t) => t.id)).not.toContain(first[0]?.id);
+    for (const [n, ref] of first.entries()) {
+      const task = await stack.taskStore.load(ref.id, context());
+      expect(task?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      // The seed's message alone: pool 1's task n was seeded with message `followup1-<n>`.
+      expect(task?.history.map((m) => m.messageId)).toEqual([`followup1-${n}`]);
+    }
+    expect(await pool.history()).toEqual({ tasks: 3, meanMessages: 1, maxMessages: 1 });
+    stack.grpcServer.forceShutdown();
+  });
+});
