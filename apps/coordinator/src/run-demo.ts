@@ -13,7 +13,7 @@ import type { ForwardingDemoResult } from './forwarding-demo.js';
 import { runForwardingDemo } from './forwarding-demo.js';
 import { runReplicaDemo } from './replica-demo.js';
 import type { WorkerProcess } from './worker-process.js';
-import { spawnWorker, stopWorker } from './worker-process.js';
+import { exitText, spawnWorker, stopWorker, type WorkerExit } from './worker-process.js';
 
 /**
  * `npm run demo` (issue 5): starts a worker on free ports, runs the
@@ -74,6 +74,7 @@ async function main(): Promise<number> {
 /** The workers this run started, and how to start, stop and kill them. */
 class Workers {
   readonly #started: WorkerProcess[] = [];
+  readonly #stops = new Map<WorkerProcess, Promise<WorkerExit>>();
   /** Aborted on Ctrl-C or SIGTERM: whatever runs then throws, and the cleanup follows. */
   readonly #interrupt = new AbortController();
 
@@ -113,11 +114,22 @@ class Workers {
     return worker;
   }
 
-  /** Stops every worker (SIGTERM, then SIGKILL); an error if one exited other than with 0. */
+  /**
+   * Stops every worker (SIGTERM, then SIGKILL); an error if one exited other
+   * than with 0. A worker is stopped once: a second call reports how it ended.
+   */
   async stopAll(): Promise<Error | undefined> {
-    const codes = await Promise.all(this.#started.map((w) => stopWorker(w.child)));
-    const failed = codes.filter((code) => code !== 0);
-    return failed.length === 0 ? undefined : new Error(`a worker exited with ${failed.join(', ')}`);
+    const exits = await Promise.all(
+      this.#started.map((w) => {
+        const stopping = this.#stops.get(w) ?? stopWorker(w.child);
+        this.#stops.set(w, stopping);
+        return stopping;
+      }),
+    );
+    const failed = exits.filter((exit) => exit.code !== 0);
+    return failed.length === 0
+      ? undefined
+      : new Error(`a worker exited with ${failed.map(exitText).join(', ')}`);
   }
 
   kill(): void {

@@ -81,14 +81,47 @@ export async function spawnWorker(
   });
 }
 
-/** Sends SIGTERM and waits for the exit code; SIGKILL if it lingers. */
-export function stopWorker(child: ChildProcess, graceMs = 5000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+/**
+ * How long a worker may take to stop after SIGTERM before it is killed: a hang
+ * guard, generous for a loaded two-core machine. A replica's close waits for
+ * its tasks' next boundary, its lease keeper and its database pool; with 5 s,
+ * one in a CI run did not exit in time, and the demo failed for it.
+ */
+export const STOP_GRACE_MS = 30_000;
+
+/** How a stopped worker ended: its exit code, or the signal that ended it. */
+export interface WorkerExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Still running `graceMs` after SIGTERM, so it was sent SIGKILL. */
+  readonly killedAfterGrace: boolean;
+}
+
+/** `code 1`, `signal SIGTERM`, or the SIGKILL a worker that lingered got, for a failure message. */
+export function exitText(exit: WorkerExit): string {
+  if (exit.killedAfterGrace)
+    return `${exit.signal ?? 'SIGKILL'} (still running after the grace period)`;
+  return exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal ?? 'unknown'}`;
+}
+
+/** Sends SIGTERM and waits for the worker to exit; SIGKILL if it lingers past `graceMs`. */
+export function stopWorker(child: ChildProcess, graceMs = STOP_GRACE_MS): Promise<WorkerExit> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({
+      code: child.exitCode,
+      signal: child.signalCode,
+      killedAfterGrace: false,
+    });
+  }
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', (code) => {
+    let killedAfterGrace = false;
+    const timer = setTimeout(() => {
+      killedAfterGrace = true;
+      child.kill('SIGKILL');
+    }, graceMs);
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve(code);
+      resolve({ code, signal, killedAfterGrace });
     });
     child.kill('SIGTERM');
   });
