@@ -71,7 +71,8 @@ export function adminPublishDelayed(reminders: ReminderService) {
 
 /**
  * The SendMessage workaround's pool (follow-up-pool.ts): `GET /admin/followup-tasks`
- * lists it, `POST /admin/followup-tasks` seeds a fresh one, `GET /admin/followup-history`
+ * lists it, `POST /admin/followup-tasks` seeds a fresh one (and cuts the previous pool's histories back),
+ * `GET /admin/followup-history`
  * tells how long its tasks' histories have grown.
  */
 export function adminFollowUps(pool: FollowUpPool) {

@@ -10,26 +10,34 @@ const context = () =>
 describe('FollowUpPool', () => {
   it("cuts the previous pool's histories back to the seed's message when it seeds a new one", async () => {
     const stack = createBenchStack({}, undefined, undefined, 3);
-    const pool = stack.followUpPool;
-    await pool.renew();
-    const first = [...pool.tasks];
-    for (const [n, ref] of first.entries()) {
-      for (let k = 0; k < 2; k += 1) {
-        const request = SendMessageRequest.fromJSON(sendReminderJson(ref, `follow-${n}-${k}`));
-        await stack.requestHandler.sendMessage(request, context());
-      }
+    try {
+      await renewTwice(stack);
+    } finally {
+      stack.grpcServer.forceShutdown();
     }
-    expect(await pool.history()).toEqual({ tasks: 3, meanMessages: 3, maxMessages: 3 });
-
-    await pool.renew();
-    expect(pool.tasks.map((t) => t.id)).not.toContain(first[0]?.id);
-    for (const [n, ref] of first.entries()) {
-      const task = await stack.taskStore.load(ref.id, context());
-      expect(task?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
-      // The seed's message alone: pool 1's task n was seeded with message `followup1-<n>`.
-      expect(task?.history.map((m) => m.messageId)).toEqual([`followup1-${n}`]);
-    }
-    expect(await pool.history()).toEqual({ tasks: 3, meanMessages: 1, maxMessages: 1 });
-    stack.grpcServer.forceShutdown();
   });
 });
+
+async function renewTwice(stack: ReturnType<typeof createBenchStack>): Promise<void> {
+  const pool = stack.followUpPool;
+  await pool.renew();
+  const first = [...pool.tasks];
+  for (const [n, ref] of first.entries()) {
+    for (let k = 0; k < 2; k += 1) {
+      const request = SendMessageRequest.fromJSON(sendReminderJson(ref, `follow-${n}-${k}`));
+      await stack.requestHandler.sendMessage(request, context());
+    }
+  }
+  expect(await pool.history()).toEqual({ tasks: 3, meanMessages: 3, maxMessages: 3 });
+
+  await pool.renew();
+  expect(pool.tasks.map((t) => t.id)).not.toContain(first[0]?.id);
+  for (const [n, ref] of first.entries()) {
+    const task = await stack.taskStore.load(ref.id, context());
+    expect(task?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    // The seed's message alone: pool 1's task n was seeded with message `followup1-<n>`.
+    expect(task?.history.map((m) => m.messageId)).toEqual([`followup1-${n}`]);
+  }
+  // The new pool is fresh: its tasks hold their seed's message alone.
+  expect(await pool.history()).toEqual({ tasks: 3, meanMessages: 1, maxMessages: 1 });
+}

@@ -38,10 +38,9 @@ export class FollowUpPool {
   /**
    * Seeds a fresh pool. The previous pool's tasks stay WORKING in the task
    * store, untouched from now on; their executions are released and their
-   * stored histories cut back to the seed's message. Kept whole, nine pools'
-   * follow-ups held some 200 MB of a default run's heap, and every arm after
-   * them paid for marking it, in whichever part a collection ran (README,
-   * "The mounting pair").
+   * stored histories cut back to the seed's message. Kept whole, the pools'
+   * follow-ups held about 120 MB of a default run's heap by its end (README,
+   * "The mounting pair"), which every later arm's collections marked.
    */
   async renew(): Promise<void> {
     const context = unauthenticated();

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { processThreadsCpu, statTextCpuUs } from './proc-cpu.js';
-import { serverCpuFigures } from './server-window.js';
 
 describe('statTextCpuUs', () => {
   it('reads utime and stime past a command name that holds spaces and parentheses', () => {
@@ -10,25 +9,26 @@ describe('statTextCpuUs', () => {
   });
 });
 
-describe('processThreadsCpu', () => {
-  it("reads this process's whole CPU and its main thread's, the main thread's no more than the whole", async () => {
-    const cpu = await processThreadsCpu(process.pid);
-    expect(Number.isFinite(cpu.allUs) && Number.isFinite(cpu.mainUs)).toBe(true);
-    // Separate tick counters: the main thread may be a tick ahead of the sum.
-    expect(cpu.mainUs).toBeLessThanOrEqual(cpu.allUs + 10_000);
-  });
-});
-
-describe('serverCpuFigures', () => {
-  it('divides the whole and the main thread CPU by the requests, and the whole by the loop time', () => {
-    expect(serverCpuFigures(1000, 150_000, 120_000, 100)).toEqual({
-      serverCpuUsPerReq: 150,
-      serverMainCpuUsPerReq: 120,
-      serverCpuPct: 150,
-    });
-    const none = serverCpuFigures(0, 1, 1, 1);
-    expect(Number.isNaN(none.serverCpuUsPerReq) && Number.isNaN(none.serverMainCpuUsPerReq)).toBe(
-      true,
+describe.skipIf(process.platform !== 'linux')('processThreadsCpu', () => {
+  it("charges work done on this thread to the main thread's figure and to the whole", async () => {
+    const before = await processThreadsCpu(process.pid);
+    // Spin on this (the main) thread until its own figure has moved by 50 ms of CPU,
+    // bounded by the whole process's CPU, not by time.
+    const start = process.cpuUsage();
+    let after = before;
+    let spent = 0;
+    while (after.mainUs - before.mainUs < 50_000 && spent < 5_000_000) {
+      let x = 0;
+      for (let i = 0; i < 1_000_000; i += 1) x += i % 7;
+      expect(x).toBeGreaterThan(0);
+      after = await processThreadsCpu(process.pid);
+      const used = process.cpuUsage(start);
+      spent = used.user + used.system;
+    }
+    expect(after.mainUs - before.mainUs).toBeGreaterThanOrEqual(50_000);
+    // The whole holds the main thread's share (separate tick counters: one tick of slack).
+    expect(after.allUs - before.allUs).toBeGreaterThanOrEqual(
+      after.mainUs - before.mainUs - 10_000,
     );
   });
 });
