@@ -12,8 +12,8 @@ import { createDemoDatabase } from './demo-database.js';
 import type { ForwardingDemoResult } from './forwarding-demo.js';
 import { runForwardingDemo } from './forwarding-demo.js';
 import { runReplicaDemo } from './replica-demo.js';
-import type { WorkerProcess } from './worker-process.js';
-import { exitText, spawnWorker, stopWorker, type WorkerExit } from './worker-process.js';
+import type { WorkerExit, WorkerProcess } from './worker-process.js';
+import { exitText, spawnWorker, stopWorker } from './worker-process.js';
 
 /**
  * `npm run demo` (issue 5): starts a worker on free ports, runs the
@@ -120,16 +120,16 @@ class Workers {
    */
   async stopAll(): Promise<Error | undefined> {
     const exits = await Promise.all(
-      this.#started.map((w) => {
+      this.#started.map(async (w) => {
         const stopping = this.#stops.get(w) ?? stopWorker(w.child);
         this.#stops.set(w, stopping);
-        return stopping;
+        return { worker: w, exit: await stopping };
       }),
     );
-    const failed = exits.filter((exit) => exit.code !== 0);
-    return failed.length === 0
-      ? undefined
-      : new Error(`a worker exited with ${failed.map(exitText).join(', ')}`);
+    const failed = exits
+      .filter(({ exit }) => exit.code !== 0)
+      .map(({ worker, exit }) => `${worker.replica?.id ?? worker.httpBaseUrl}: ${exitText(exit)}`);
+    return failed.length === 0 ? undefined : new Error(`a worker exited with ${failed.join(', ')}`);
   }
 
   kill(): void {
@@ -300,7 +300,8 @@ async function replicaDemo(mode: Mode<'replicas'>, workers: Workers): Promise<bo
     }
     ok = result.ok;
   } finally {
-    // The replicas go first: dropping forces their sessions closed.
+    // The replicas go first: dropping forces their sessions closed. How they
+    // ended is reported by the run's own stopAll, which sees the same stops.
     await workers.stopAll();
     await database.drop();
     console.log(`database: dropped ${database.name}`);

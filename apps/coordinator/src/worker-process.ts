@@ -82,10 +82,9 @@ export async function spawnWorker(
 }
 
 /**
- * How long a worker may take to stop after SIGTERM before it is killed: a hang
- * guard, generous for a loaded two-core machine. A replica's close waits for
- * its tasks' next boundary, its lease keeper and its database pool; with 5 s,
- * one in a CI run did not exit in time, and the demo failed for it.
+ * SIGTERM to SIGKILL, a hang guard. A replica's close can take some 6 s on its
+ * own (gRPC drain up to 1 s, pending task saves up to 5 s), plus its lease
+ * keeper's and pool's queries; 30 s leaves room on a loaded two-core machine.
  */
 export const STOP_GRACE_MS = 30_000;
 
@@ -97,10 +96,9 @@ export interface WorkerExit {
   readonly killedAfterGrace: boolean;
 }
 
-/** `code 1`, `signal SIGTERM`, or the SIGKILL a worker that lingered got, for a failure message. */
+/** For a failure message: `code 1`, `signal SIGTERM`, or `SIGKILL (still running after the grace period)`. */
 export function exitText(exit: WorkerExit): string {
-  if (exit.killedAfterGrace)
-    return `${exit.signal ?? 'SIGKILL'} (still running after the grace period)`;
+  if (exit.killedAfterGrace) return 'SIGKILL (still running after the grace period)';
   return exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal ?? 'unknown'}`;
 }
 
@@ -121,7 +119,8 @@ export function stopWorker(child: ChildProcess, graceMs = STOP_GRACE_MS): Promis
     }, graceMs);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, killedAfterGrace });
+      // A worker that exited on its own just as the timer fired was not killed by it.
+      resolve({ code, signal, killedAfterGrace: killedAfterGrace && signal === 'SIGKILL' });
     });
     child.kill('SIGTERM');
   });
