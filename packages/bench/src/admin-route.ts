@@ -1,10 +1,10 @@
 import type { TaskStore } from '@a2a-js/sdk/server';
-import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import type { Request, Response } from 'express';
 import type { FollowUpPool } from './follow-up-pool.js';
 import { endPlainReminders } from './plain-reminder-turns.js';
+import { benchCaller } from './seed-tasks.js';
 import type { WorkingExecutor } from './working-executor.js';
 
 export interface HeapStats {
@@ -71,9 +71,9 @@ export function adminPublishDelayed(reminders: ReminderService) {
 
 /**
  * The SendMessage workaround's pool (follow-up-pool.ts): `GET /admin/followup-tasks`
- * lists it, `POST /admin/followup-tasks` seeds a fresh one (and cuts the previous pool's histories back),
- * `GET /admin/followup-history`
- * tells how long its tasks' histories have grown.
+ * lists it, `POST /admin/followup-tasks` seeds a fresh one (and cuts the previous
+ * pool's histories back), `GET /admin/followup-history` tells how long its
+ * tasks' histories have grown.
  */
 export function adminFollowUps(pool: FollowUpPool) {
   return {
@@ -104,11 +104,7 @@ export function adminDropStoredBatches(taskStore: TaskStore) {
       res.status(400).json({ error: 'ids must be an array of task ids' });
       return;
     }
-    // The scope every bench request resolves to (seed-tasks.ts).
-    const context = new ServerCallContext({
-      user: new UnauthenticatedUser(),
-      requestedVersion: '1.0',
-    });
+    const context = benchCaller();
     let dropped = 0;
     for (const id of ids) {
       const task = typeof id === 'string' ? await taskStore.load(id, context) : undefined;

@@ -1,11 +1,8 @@
 import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
-import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
 import { createBenchStack } from './bench-stack.js';
+import { benchCaller } from './seed-tasks.js';
 import { sendReminderJson } from './send-reminder-request.js';
-
-const context = () =>
-  new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: '1.0' });
 
 describe('FollowUpPool', () => {
   it("cuts the previous pool's histories back to the seed's message when it seeds a new one", async () => {
@@ -25,7 +22,7 @@ async function renewTwice(stack: ReturnType<typeof createBenchStack>): Promise<v
   for (const [n, ref] of first.entries()) {
     for (let k = 0; k < 2; k += 1) {
       const request = SendMessageRequest.fromJSON(sendReminderJson(ref, `follow-${n}-${k}`));
-      await stack.requestHandler.sendMessage(request, context());
+      await stack.requestHandler.sendMessage(request, benchCaller());
     }
   }
   expect(await pool.history()).toEqual({ tasks: 3, meanMessages: 3, maxMessages: 3 });
@@ -33,7 +30,7 @@ async function renewTwice(stack: ReturnType<typeof createBenchStack>): Promise<v
   await pool.renew();
   expect(pool.tasks.map((t) => t.id)).not.toContain(first[0]?.id);
   for (const [n, ref] of first.entries()) {
-    const task = await stack.taskStore.load(ref.id, context());
+    const task = await stack.taskStore.load(ref.id, benchCaller());
     expect(task?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     // The seed's message alone: pool 1's task n was seeded with message `followup1-<n>`.
     expect(task?.history.map((m) => m.messageId)).toEqual([`followup1-${n}`]);

@@ -1,6 +1,5 @@
 import type { A2ARequestHandler, TaskStore } from '@a2a-js/sdk/server';
-import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
-import { seedTaskRefs } from './seed-tasks.js';
+import { benchCaller, seedTaskRefs } from './seed-tasks.js';
 import type { TaskRef } from './send-reminder-request.js';
 import type { WorkingExecutor } from './working-executor.js';
 
@@ -43,7 +42,7 @@ export class FollowUpPool {
    * "The mounting pair"), which every later arm's collections marked.
    */
   async renew(): Promise<void> {
-    const context = unauthenticated();
+    const context = benchCaller();
     for (const ref of this.current) {
       this.executor.release(ref.id);
       const task = await this.taskStore.load(ref.id, context);
@@ -56,7 +55,7 @@ export class FollowUpPool {
   }
 
   async history(): Promise<FollowUpHistory> {
-    const context = unauthenticated();
+    const context = benchCaller();
     const lengths: number[] = [];
     for (const ref of this.current) {
       const task = await this.taskStore.load(ref.id, context);
@@ -69,9 +68,4 @@ export class FollowUpPool {
       maxMessages: lengths.length === 0 ? 0 : Math.max(...lengths),
     };
   }
-}
-
-/** The seeding's caller, whose scope of the SDK's task store holds the pool's tasks. */
-function unauthenticated(): ServerCallContext {
-  return new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: '1.0' });
 }

@@ -1,9 +1,9 @@
-import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
 import type { ReminderService } from '@a2a-reminders/core';
 import { TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import { InjectTaskReminderRequestSchema } from '@a2a-reminders/proto';
 import { create } from '@bufbuild/protobuf';
 import { BENCH_DEDUPE_KEY, injectReminderJson } from './inject-request.js';
+import { benchCaller } from './seed-tasks.js';
 import type { WorkingExecutor } from './working-executor.js';
 
 /** What one sweep over the seeded tasks found (POST /admin/end-plain-reminders). */
@@ -32,11 +32,7 @@ export async function endPlainReminders(
   executor: WorkingExecutor,
   reminders: ReminderService,
 ): Promise<PlainReminderSweep> {
-  const caller = new ServerCallContext({
-    user: new UnauthenticatedUser(),
-    requestedVersion: '1.0',
-    requestedExtensions: [TASK_REMINDERS_EXTENSION_URI],
-  });
+  const caller = benchCaller([TASK_REMINDERS_EXTENSION_URI]);
   let maxLive = 0;
   let plainLeft = 0;
   for (const taskId of taskIds) {

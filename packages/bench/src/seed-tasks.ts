@@ -4,6 +4,19 @@ import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
 import type { TaskRef } from './send-reminder-request.js';
 
 /**
+ * A context of the unauthenticated v1.0 caller every bench request resolves
+ * to, whose scope of the SDK's task store holds the seeded tasks; with the
+ * extensions the call activates, if any.
+ */
+export function benchCaller(requestedExtensions?: string[]): ServerCallContext {
+  return new ServerCallContext({
+    user: new UnauthenticatedUser(),
+    requestedVersion: '1.0',
+    ...(requestedExtensions === undefined ? {} : { requestedExtensions }),
+  });
+}
+
+/**
  * Creates `count` WORKING tasks with SendMessage(returnImmediately) as the
  * unauthenticated caller every bench request resolves to (README, What it measures).
  */
@@ -14,10 +27,7 @@ export async function seedTaskRefs(
 ): Promise<TaskRef[]> {
   const refs: TaskRef[] = [];
   for (let i = 0; i < count; i += 1) {
-    const context = new ServerCallContext({
-      user: new UnauthenticatedUser(),
-      requestedVersion: '1.0',
-    });
+    const context = benchCaller();
     const request = SendMessageRequest.fromJSON({
       message: {
         messageId: `${tag}-${i}`,

@@ -11,7 +11,6 @@
 // own work.
 // Flags: --rounds 6 --calls 20000 --warmup-calls 5000
 import type { GetTaskRequest } from '@a2a-js/sdk';
-import { ServerCallContext, UnauthenticatedUser } from '@a2a-js/sdk/server';
 import { defaultReminderLimits, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import type { InjectTaskReminderRequest } from '@a2a-reminders/proto';
 import { InjectTaskReminderRequestSchema } from '@a2a-reminders/proto';
@@ -24,7 +23,7 @@ import { InjectIds, type InjectStyle, injectReminderJson } from './inject-reques
 import { inParallel } from './json-rpc-fetch.js';
 import { pick, roundRobin } from './pick-task.js';
 import { endPlainReminders } from './plain-reminder-turns.js';
-import { seedTasks } from './seed-tasks.js';
+import { benchCaller, seedTasks } from './seed-tasks.js';
 import { aroundSlice, type SliceHost } from './slice-steps.js';
 import { median } from './stats.js';
 import { BENCH_MAX_LIVE_REMINDERS } from './wire.js';
@@ -45,12 +44,7 @@ const taskIds = await seedTasks(stack.requestHandler, 1000);
 const ids = new InjectIds('service');
 
 // Every call gets its own context, as every request does on a binding.
-const caller = () =>
-  new ServerCallContext({
-    user: new UnauthenticatedUser(),
-    requestedVersion: '1.0',
-    requestedExtensions: [TASK_REMINDERS_EXTENSION_URI],
-  });
+const caller = () => benchCaller([TASK_REMINDERS_EXTENSION_URI]);
 
 type ArmName = Extract<ArmKind, 'get' | 'inject-plain' | 'inject'>;
 const ARM_LABELS: Record<ArmName, string> = {

@@ -15,12 +15,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SendMessageRequest } from '@a2a-js/sdk';
 import type { ExecutionEventBus } from '@a2a-js/sdk/server';
-import {
-  DefaultExecutionEventBus,
-  RequestContext,
-  ServerCallContext,
-  UnauthenticatedUser,
-} from '@a2a-js/sdk/server';
+import { DefaultExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { ReminderStore } from '@a2a-reminders/core';
 import { InMemoryReminderStore } from '@a2a-reminders/core';
@@ -32,7 +27,7 @@ import {
 import { type BenchReplicaWiring, createBenchStack } from './bench-stack.js';
 import { numberFlag, stringFlag } from './cli-args.js';
 import { closedLoop } from './closed-loop.js';
-import { seedTasks } from './seed-tasks.js';
+import { benchCaller, seedTasks } from './seed-tasks.js';
 import { READY_PREFIX } from './wire.js';
 
 const argv = process.argv.slice(2);
@@ -109,7 +104,7 @@ const http: Server = await new Promise((resolve) => {
 });
 http.keepAliveTimeout = 60_000;
 seeded.push(...(await seedTasks(requestHandler, taskCount)));
-const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: '1.0' });
+const context = benchCaller();
 for (const taskId of await seedTasks(requestHandler, turnTaskCount)) {
   const task = await taskStore.load(taskId, context);
   if (task === undefined) throw new Error(`seeded task ${taskId} is missing`);

@@ -9,13 +9,12 @@ import {
   ExecutionEventQueue,
   InMemoryTaskStore,
   RequestContext,
-  ServerCallContext,
-  UnauthenticatedUser,
 } from '@a2a-js/sdk/server';
 import type { ReminderService, ReminderStore } from '@a2a-reminders/core';
 import { createReminderService, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import { InjectTaskReminderRequestSchema } from '@a2a-reminders/proto';
 import { create } from '@bufbuild/protobuf';
+import { benchCaller } from './seed-tasks.js';
 
 /** Large enough that no reminder of a run expires: the steady state keeps k ACTIVE (R20). */
 export const BENCH_TTL_TURNS = 1_000_000_000;
@@ -29,11 +28,7 @@ export interface TurnTask {
 export class TurnFixture {
   readonly service: ReminderService;
   private readonly taskStore = new InMemoryTaskStore();
-  private readonly context = new ServerCallContext({
-    user: new UnauthenticatedUser(),
-    requestedVersion: '1.0',
-    requestedExtensions: [TASK_REMINDERS_EXTENSION_URI],
-  });
+  private readonly context = benchCaller([TASK_REMINDERS_EXTENSION_URI]);
   private next = 0;
   /** Events the tasks' queues delivered, to tell which boundaries published. */
   delivered = 0;
