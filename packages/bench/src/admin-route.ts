@@ -72,7 +72,8 @@ export function adminPublishDelayed(reminders: ReminderService) {
 /**
  * The SendMessage workaround's pool (follow-up-pool.ts): `GET /admin/followup-tasks`
  * lists it, `POST /admin/followup-tasks` seeds a fresh one (and cuts the previous
- * pool's histories back), `GET /admin/followup-history` tells how long its
+ * pool's histories back), `DELETE /admin/followup-tasks` cuts the current one's
+ * back and leaves none, `GET /admin/followup-history` tells how long its
  * tasks' histories have grown.
  */
 export function adminFollowUps(pool: FollowUpPool) {
@@ -82,6 +83,10 @@ export function adminFollowUps(pool: FollowUpPool) {
     },
     renew: async (_req: Request, res: Response): Promise<void> => {
       await pool.renew();
+      res.json({ tasks: pool.tasks.length });
+    },
+    retire: async (_req: Request, res: Response): Promise<void> => {
+      await pool.retire();
       res.json({ tasks: pool.tasks.length });
     },
     history: async (_req: Request, res: Response): Promise<void> => {

@@ -3,6 +3,7 @@ import {
   ARM_NAMES,
   ARMS,
   type ArmKind,
+  groupSliceScale,
   INTERLEAVED_GROUPS,
   interleavedGroup,
   interleavedOrder,
@@ -179,5 +180,9 @@ describe('interleavedGroup', () => {
         else expect(next).toBe(INTERLEAVED_GROUPS[INTERLEAVED_GROUPS.indexOf(group) + 1]?.[0]);
       }
     }
+  });
+
+  it('gives the mounting pairs twice the slice and every other group the default', () => {
+    expect(INTERLEAVED_GROUPS.map(groupSliceScale)).toEqual([2, 1, 2, 1, 1]);
   });
 });

@@ -125,6 +125,7 @@ export function createBenchStack(
   app.post('/admin/publish-delayed', adminPublishDelayed(reminders));
   app.get('/admin/followup-tasks', followUps.list);
   app.post('/admin/followup-tasks', followUps.renew);
+  app.delete('/admin/followup-tasks', followUps.retire);
   app.get('/admin/followup-history', followUps.history);
 
   const grpcServer = new grpc.Server();

@@ -13,6 +13,34 @@ describe('FollowUpPool', () => {
       stack.grpcServer.forceShutdown();
     }
   });
+
+  it("cuts the pool's histories back and leaves no pool when it is retired", async () => {
+    const stack = createBenchStack({}, undefined, undefined, 2);
+    try {
+      const pool = stack.followUpPool;
+      await pool.renew();
+      const refs = [...pool.tasks];
+      for (const [n, ref] of refs.entries()) {
+        const request = SendMessageRequest.fromJSON(sendReminderJson(ref, `follow-${n}`));
+        await stack.requestHandler.sendMessage(request, benchCaller());
+      }
+      expect(await pool.history()).toEqual({ tasks: 2, meanMessages: 2, maxMessages: 2 });
+
+      await pool.retire();
+      expect(pool.tasks).toEqual([]);
+      for (const [n, ref] of refs.entries()) {
+        const task = await stack.taskStore.load(ref.id, benchCaller());
+        expect(task?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+        expect(task?.history.map((m) => m.messageId)).toEqual([`followup1-${n}`]);
+      }
+      // The next renew seeds a new generation beside the retired tasks.
+      await pool.renew();
+      expect(pool.tasks.map((t) => t.id)).not.toContain(refs[0]?.id);
+      expect(await pool.history()).toEqual({ tasks: 2, meanMessages: 1, maxMessages: 1 });
+    } finally {
+      stack.grpcServer.forceShutdown();
+    }
+  });
 });
 
 async function renewTwice(stack: ReturnType<typeof createBenchStack>): Promise<void> {

@@ -35,13 +35,14 @@ export class FollowUpPool {
   }
 
   /**
-   * Seeds a fresh pool. The previous pool's tasks stay WORKING in the task
-   * store, untouched from now on; their executions are released and their
-   * stored histories cut back to the seed's message. Kept whole, the pools'
-   * follow-ups held about 120 MB of a default run's heap by its end (README,
-   * "The mounting pair"), which every later arm's collections marked.
+   * Retires the pool: its tasks stay WORKING in the task store, untouched from
+   * now on; their executions are released and their stored histories cut back
+   * to the seed's message. Kept whole, the pools' follow-ups held about 120 MB
+   * of a default run's heap by its end, and a pool kept until the next renew
+   * held some 18 MB through the arms after its slice, whose collections
+   * marked it (README, What it measures).
    */
-  async renew(): Promise<void> {
+  async retire(): Promise<void> {
     const context = benchCaller();
     for (const ref of this.current) {
       this.executor.release(ref.id);
@@ -50,6 +51,12 @@ export class FollowUpPool {
         await this.taskStore.save({ ...task, history: task.history.slice(0, 1) }, context);
       }
     }
+    this.current = [];
+  }
+
+  /** Retires the current pool and seeds a fresh one. */
+  async renew(): Promise<void> {
+    await this.retire();
     this.generation += 1;
     this.current = await seedTaskRefs(this.handler, this.size, `followup${this.generation}`);
   }

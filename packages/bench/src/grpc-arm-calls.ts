@@ -2,12 +2,11 @@ import { SendMessageRequest, TaskPushNotificationConfig, TaskState } from '@a2a-
 import { A2AService } from '@a2a-js/sdk/server/grpc';
 import { TaskReminderServiceDefinition } from '@a2a-reminders/grpc';
 import type { InjectTaskReminderResponse } from '@a2a-reminders/proto';
-import { InjectTaskReminderRequestSchema, ReminderState } from '@a2a-reminders/proto';
-import { create } from '@bufbuild/protobuf';
+import { ReminderState } from '@a2a-reminders/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { ArmName } from './arms.js';
 import type { InjectIds, InjectStyle } from './inject-request.js';
-import { injectReminderJson } from './inject-request.js';
+import { injectReminderMessage } from './inject-request.js';
 import { GRPC_NOOP_PATH } from './noop-routes.js';
 import { pick, roundRobin } from './pick-task.js';
 import { PUSH_CONFIG_ID, pushConfigJson } from './push-config-request.js';
@@ -79,10 +78,7 @@ const parse = (bytes: Buffer) => JSON.parse(bytes.toString('utf8')) as { n?: unk
  */
 function injectCall(t: GrpcArmTarget, style: InjectStyle, target: () => string) {
   return async () => {
-    const request = create(
-      InjectTaskReminderRequestSchema,
-      injectReminderJson(target(), t.ids.next(), style),
-    );
+    const request = injectReminderMessage(target(), t.ids.next(), style);
     const reply = (await sdkCall(t.client, INJECT, request)) as InjectTaskReminderResponse;
     if (reply.record?.state !== ReminderState.PENDING || reply.taskState !== 'TASK_STATE_WORKING') {
       throw new Error(`InjectTaskReminder: unexpected reply for ${request.reminder?.id}`);

@@ -1,9 +1,17 @@
 // The benchmark (README, What it measures): `npm run bench -w @a2a-reminders/bench [-- flags]`.
 // Flags: --rounds 3 --warmup-ms 2000 --slice-ms 10000 --max-reruns 2 --mem-tasks 200
-// --mem-per-task 50 --parts 16 (parts per arm of an interleaved group) --arms a,b (a subset of
-// arm names, for debugging) --pace <req/s> (a diagnostic: every arm at that rate, README, Where
-// the time goes).
-import { ARM_NAMES, ARMS, type ArmName, interleavedGroup, roundOrder } from './arms.js';
+// --mem-per-task 50 --parts 16 (parts per arm of an interleaved group, twice that in a mounting
+// pair) --arms a,b (a subset of arm names, for debugging) --pace <req/s> (a diagnostic: every arm
+// at that rate, README, Where the time goes).
+import {
+  ARM_NAMES,
+  ARMS,
+  type ArmName,
+  groupSliceScale,
+  interleavedGroup,
+  MOUNTING_PAIR_SLICE_SCALE,
+  roundOrder,
+} from './arms.js';
 import { armsFlag, numberFlag } from './cli-args.js';
 import type { FollowUpHistory } from './follow-up-pool.js';
 import { interleavedSlice } from './interleaved-slice.js';
@@ -63,6 +71,8 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       kind === 'send-reminder'
         ? await server.admin<FollowUpHistory>('GET', '/admin/followup-history')
         : undefined;
+    // Retired right after its history is read, so no arm after this one runs on its follow-ups.
+    if (kind === 'send-reminder') await server.admin('DELETE', '/admin/followup-tasks');
     const slice: SliceResult = {
       ...result,
       arm,
@@ -119,7 +129,8 @@ async function main(server: ServerProcess): Promise<number> {
   );
   console.log(
     `${rounds} rounds × (${warmupMs} ms warm-up + ${sliceMs} ms slice) per arm; the arms of each ` +
-      `interleaved group in ${parts} parts each; Node ${process.version}\n`,
+      `interleaved group in ${parts} parts each (a mounting pair's ${MOUNTING_PAIR_SLICE_SCALE} ` +
+      `times the slice, in ${parts * MOUNTING_PAIR_SLICE_SCALE} parts each); Node ${process.version}\n`,
   );
   const seeded = await server.stats(true);
   // The memory phase runs first, on the seeded heap alone: the arms leave
@@ -138,12 +149,13 @@ async function main(server: ServerProcess): Promise<number> {
     for (const arm of roundOrder(round).filter(included)) {
       if (measured.has(arm)) continue;
       const group = interleavedGroup(arm)?.filter(included) ?? [];
+      const scale = groupSliceScale(group);
       const slices =
         group.length > 1
           ? await interleavedSlice(server, group, round, {
               warmupMs,
-              sliceMs,
-              parts,
+              sliceMs: sliceMs * scale,
+              parts: parts * scale,
               pace,
               quietPct: QUIET_PCT,
               maxReruns,
@@ -180,7 +192,7 @@ async function main(server: ServerProcess): Promise<number> {
   console.log(
     `\nMemory (info): after seeding heap ${mb(seeded.heapUsed)} RSS ${mb(seeded.rss)}; after the arms heap ` +
       `${mb(afterArms.heapUsed)} RSS ${mb(afterArms.rss)} (each task keeps its latest maxRetainedFinalRemindersPerTask ` +
-      `final records, R48; the SendMessage workaround's last pool keeps its follow-ups in its tasks' histories, earlier pools only their seeds' messages)`,
+      `final records, R48; the SendMessage workaround's pools keep only their seeds' messages once their slices end)`,
   );
   if (memory !== undefined)
     console.log(`\nMemory phase, run before the arms:\n${memoryLines(memory)}`);
