@@ -184,5 +184,7 @@ describe('interleavedGroup', () => {
 
   it('gives the mounting pairs twice the slice and every other group the default', () => {
     expect(INTERLEAVED_GROUPS.map(groupSliceScale)).toEqual([2, 1, 2, 1, 1]);
+    expect(groupSliceScale(['rest-get-stock', 'rest-get-mounted'])).toBe(2);
+    expect(groupSliceScale(['rest-get-mounted', 'rest-inject'])).toBe(1);
   });
 });

@@ -184,20 +184,25 @@ export const INTERLEAVED_GROUPS: readonly (readonly ArmName[])[] = [
   ['grpc-get', 'grpc-inject-plain', 'grpc-inject'],
 ];
 
-/**
- * How many times the default slice, in as many times the parts of the same
- * length, each arm of `group` gets: two for a mounting pair, one for any
- * other group. Its goal (3 %) is a third of the inject goals' (10 %), and a
- * round of the pair alone scattered by up to 5 % on the main thread alone
- * (README, "The mounting pair"); twice the parts halve the variance of the
- * scatter the parts average out.
- */
-export function groupSliceScale(group: readonly ArmName[]): number {
-  return group.some((arm) => ARMS[arm].kind === 'get-stock') ? MOUNTING_PAIR_SLICE_SCALE : 1;
-}
-
 /** {@link groupSliceScale} of a mounting pair. */
 export const MOUNTING_PAIR_SLICE_SCALE = 2;
+
+/** A mounting pair, or what `--arms` left of one: the group holds a stock-path GetTask. */
+export function isMountingPair(group: readonly ArmName[]): boolean {
+  return group.some((arm) => ARMS[arm].kind === 'get-stock');
+}
+
+/**
+ * How many times the default slice each arm of `group` gets, in as many
+ * times the parts of the same length: two for a mounting pair, one for any
+ * other group. The pair's goal (3 %) is a third of the inject goals' (10 %),
+ * and its rounds, run without the injects, scattered by up to 5 % on the
+ * main thread (README, "The mounting pair"); twice the measured time halves
+ * the variance of what the parts average out.
+ */
+export function groupSliceScale(group: readonly ArmName[]): number {
+  return isMountingPair(group) ? MOUNTING_PAIR_SLICE_SCALE : 1;
+}
 
 /** The group an arm is measured in, or undefined for an arm measured alone. */
 export function interleavedGroup(arm: ArmName): readonly ArmName[] | undefined {

@@ -26,17 +26,23 @@ describe('FollowUpPool', () => {
       }
       expect(await pool.history()).toEqual({ tasks: 2, meanMessages: 2, maxMessages: 2 });
 
+      expect(refs.every((ref) => stack.executor.running(ref.id) !== undefined)).toBe(true);
+
       await pool.retire();
+      // No pool is left, so its history must be read before it is retired (run-bench.ts).
       expect(pool.tasks).toEqual([]);
+      expect(await pool.history()).toEqual({ tasks: 0, meanMessages: 0, maxMessages: 0 });
       for (const [n, ref] of refs.entries()) {
+        expect(stack.executor.running(ref.id)).toBeUndefined();
         const task = await stack.taskStore.load(ref.id, benchCaller());
         expect(task?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
         expect(task?.history.map((m) => m.messageId)).toEqual([`followup1-${n}`]);
       }
-      // The next renew seeds a new generation beside the retired tasks.
-      await pool.renew();
-      expect(pool.tasks.map((t) => t.id)).not.toContain(refs[0]?.id);
-      expect(await pool.history()).toEqual({ tasks: 2, meanMessages: 1, maxMessages: 1 });
+      // A second retire finds no pool and changes nothing.
+      await pool.retire();
+      expect(pool.tasks).toEqual([]);
+      const first = await stack.taskStore.load(refs[0]?.id ?? '', benchCaller());
+      expect(first?.history).toHaveLength(1);
     } finally {
       stack.grpcServer.forceShutdown();
     }

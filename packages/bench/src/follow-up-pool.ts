@@ -17,7 +17,8 @@ export interface FollowUpHistory {
  * The pool is seeded afresh before every workaround slice (outside the
  * measured window), so every slice starts from one-message histories:
  * otherwise each slice would run on the histories all earlier ones left,
- * and the figure would depend on the arm's place in the run.
+ * and the figure would depend on the arm's place in the run. It is retired
+ * right after the slice, so the arms after it do not run on its follow-ups.
  */
 export class FollowUpPool {
   private generation = 0;
@@ -40,7 +41,7 @@ export class FollowUpPool {
    * to the seed's message. Kept whole, the pools' follow-ups held about 120 MB
    * of a default run's heap by its end, and a pool kept until the next renew
    * held some 18 MB through the arms after its slice, whose collections
-   * marked it (README, What it measures).
+   * marked it (README, "What the retained records cost").
    */
   async retire(): Promise<void> {
     const context = benchCaller();

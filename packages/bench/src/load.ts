@@ -33,6 +33,10 @@ const followUps: TaskRef[] =
         }
       ).tasks
     : [];
+// The pool is retired after every workaround slice: a load started without a fresh one has none.
+if (ARMS[armName].kind === 'send-reminder' && followUps.length === 0) {
+  throw new Error(`${armName}: no follow-up pool (POST /admin/followup-tasks seeds one)`);
+}
 const ids = new InjectIds(armName);
 
 const { call, close } = armCallFor(armName, { agent, httpPort, grpcPort, taskIds, ids, followUps });
