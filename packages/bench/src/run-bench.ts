@@ -48,6 +48,7 @@ if (!Number.isInteger(parts) || parts < 2 || parts % 2 !== 0) {
 const retentionMs = 2000;
 const QUIET_PCT = 15;
 const only = armsFlag(argv);
+const included = (a: ArmName) => only === undefined || only.includes(a);
 const pace = numberFlag(argv, '--pace', 0);
 
 /** One measured slice: warm-up (discarded), full GC, then the slice, with server CPU from /proc. */
@@ -151,7 +152,6 @@ async function main(server: ServerProcess): Promise<number> {
   const results: Results = new Map();
   let errors = 0;
   const labelWidth = Math.max(...ARM_NAMES.map((a) => ARMS[a].label.length));
-  const included = (a: ArmName) => only === undefined || only.includes(a);
   for (let round = 0; round < rounds; round += 1) {
     const measured = new Set<ArmName>();
     for (const arm of roundOrder(round).filter(included)) {
