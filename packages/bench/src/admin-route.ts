@@ -73,8 +73,8 @@ export function adminPublishDelayed(reminders: ReminderService) {
  * The SendMessage workaround's pool (follow-up-pool.ts): `GET /admin/followup-tasks`
  * lists it, `POST /admin/followup-tasks` seeds a fresh one (and cuts the previous
  * pool's histories back, unless it was retired), `DELETE /admin/followup-tasks`
- * retires the current one (its histories cut back, no pool left), `GET /admin/followup-history` tells how long its
- * tasks' histories have grown.
+ * retires the current one (its histories cut back, no pool left), and
+ * `GET /admin/followup-history` tells how long its tasks' histories have grown.
  */
 export function adminFollowUps(pool: FollowUpPool) {
   return {

@@ -7,6 +7,8 @@ import {
   INTERLEAVED_GROUPS,
   interleavedGroup,
   interleavedOrder,
+  isMountingPair,
+  pairSliceText,
   roundOrder,
 } from './arms.js';
 
@@ -186,5 +188,17 @@ describe('interleavedGroup', () => {
     expect(INTERLEAVED_GROUPS.map(groupSliceScale)).toEqual([2, 1, 2, 1, 1]);
     expect(groupSliceScale(['rest-get-stock', 'rest-get-mounted'])).toBe(2);
     expect(groupSliceScale(['rest-get-mounted', 'rest-inject'])).toBe(1);
+  });
+
+  it('names the pairs only when one runs with both arms, in the header of the run', () => {
+    const only = (arms: string[]) => (arm: string) => arms.includes(arm);
+    expect(INTERLEAVED_GROUPS.map(isMountingPair)).toEqual([true, false, true, false, false]);
+    expect(pairSliceText(() => true, 16)).toBe(
+      " (a mounting pair's 2 times the slice, in 32 parts each)",
+    );
+    expect(pairSliceText(only(['rest-get-stock', 'rest-get-mounted']), 4)).toContain('in 8 parts');
+    // A pair cut to one arm runs as a plain slice; other groups have no pair.
+    expect(pairSliceText(only(['rest-get-stock', 'rest-get']), 16)).toBe('');
+    expect(pairSliceText(only(['grpc-get', 'grpc-inject']), 16)).toBe('');
   });
 });

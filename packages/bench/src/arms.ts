@@ -187,7 +187,7 @@ export const INTERLEAVED_GROUPS: readonly (readonly ArmName[])[] = [
 /** {@link groupSliceScale} of a mounting pair. */
 export const MOUNTING_PAIR_SLICE_SCALE = 2;
 
-/** A mounting pair, or what `--arms` left of one: the group holds a stock-path GetTask. */
+/** A mounting pair (or what `--arms` left of one with its stock arm): it holds a stock-path GetTask. */
 export function isMountingPair(group: readonly ArmName[]): boolean {
   return group.some((arm) => ARMS[arm].kind === 'get-stock');
 }
@@ -202,6 +202,20 @@ export function isMountingPair(group: readonly ArmName[]): boolean {
  */
 export function groupSliceScale(group: readonly ArmName[]): number {
   return isMountingPair(group) ? MOUNTING_PAIR_SLICE_SCALE : 1;
+}
+
+/**
+ * What the run's header says of the mounting pairs' slices: nothing unless a
+ * pair runs with both its arms among `included`.
+ */
+export function pairSliceText(included: (arm: ArmName) => boolean, parts: number): string {
+  const pairRuns = INTERLEAVED_GROUPS.some(
+    (group) => isMountingPair(group) && group.filter(included).length > 1,
+  );
+  return pairRuns
+    ? ` (a mounting pair's ${MOUNTING_PAIR_SLICE_SCALE} times the slice, in ` +
+        `${parts * MOUNTING_PAIR_SLICE_SCALE} parts each)`
+    : '';
 }
 
 /** The group an arm is measured in, or undefined for an arm measured alone. */

@@ -38,11 +38,11 @@ describe('FollowUpPool', () => {
         expect(task?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
         expect(task?.history.map((m) => m.messageId)).toEqual([`followup1-${n}`]);
       }
-      // A second retire finds no pool and changes nothing.
-      await pool.retire();
-      expect(pool.tasks).toEqual([]);
-      const first = await stack.taskStore.load(refs[0]?.id ?? '', benchCaller());
-      expect(first?.history).toHaveLength(1);
+      // The benchmark's order: retired after a slice, then a fresh pool seeded before the next.
+      await pool.renew();
+      expect(pool.tasks).toHaveLength(2);
+      expect(pool.tasks.map((t) => t.id)).not.toContain(refs[0]?.id);
+      expect(await pool.history()).toEqual({ tasks: 2, meanMessages: 1, maxMessages: 1 });
     } finally {
       stack.grpcServer.forceShutdown();
     }

@@ -8,10 +8,8 @@ import {
   ARMS,
   type ArmName,
   groupSliceScale,
-  INTERLEAVED_GROUPS,
   interleavedGroup,
-  isMountingPair,
-  MOUNTING_PAIR_SLICE_SCALE,
+  pairSliceText,
   roundOrder,
 } from './arms.js';
 import { armsFlag, numberFlag } from './cli-args.js';
@@ -130,16 +128,9 @@ async function main(server: ServerProcess): Promise<number> {
       ? `load: paced at ${pace} req/s, at most 16 calls in flight (a diagnostic: the goals are judged on the closed loop); ${LOAD_CLIENTS}`
       : `load: closed loop, concurrency 16; ${LOAD_CLIENTS}`,
   );
-  const pairRuns = INTERLEAVED_GROUPS.some(
-    (group) => isMountingPair(group) && group.filter(included).length > 1,
-  );
-  const pairText = pairRuns
-    ? ` (a mounting pair's ${MOUNTING_PAIR_SLICE_SCALE} times the slice, in ` +
-      `${parts * MOUNTING_PAIR_SLICE_SCALE} parts each)`
-    : '';
   console.log(
     `${rounds} rounds × (${warmupMs} ms warm-up + ${sliceMs} ms slice) per arm; the arms of each ` +
-      `interleaved group in ${parts} parts each${pairText}; Node ${process.version}\n`,
+      `interleaved group in ${parts} parts each${pairSliceText(included, parts)}; Node ${process.version}\n`,
   );
   const seeded = await server.stats(true);
   // The memory phase runs first, on the seeded heap alone: the arms leave
