@@ -51,19 +51,12 @@ export function injectReminderMessage(
   reminderId: string,
   style: InjectStyle,
 ): InjectTaskReminderRequest {
-  const displacing = style === 'displacing';
+  const { reminder } = injectReminderJson(taskId, reminderId, style);
   return {
     $typeName: InjectTaskReminderRequestSchema.typeName,
     tenant: '',
     taskId,
-    reminder: {
-      $typeName: TaskReminderSchema.typeName,
-      id: reminderId,
-      body: BENCH_BODY,
-      dedupeKey: displacing ? BENCH_DEDUPE_KEY : '',
-      ttlTurns: displacing ? 3 : 1,
-      roleHint: '',
-      source: 'bench',
-    },
+    // The defaults create() gives the fields the JSON leaves out.
+    reminder: { $typeName: TaskReminderSchema.typeName, dedupeKey: '', roleHint: '', ...reminder },
   };
 }

@@ -49,6 +49,16 @@ const only = armsFlag(argv);
 const included = (a: ArmName) => only === undefined || only.includes(a);
 const pace = numberFlag(argv, '--pace', 0);
 
+/**
+ * The workaround pool's histories after its slice; then the pool is retired,
+ * so no arm after this one runs on its follow-ups (retiring leaves none to read).
+ */
+async function readAndRetirePool(server: ServerProcess): Promise<FollowUpHistory> {
+  const history = await server.admin<FollowUpHistory>('GET', '/admin/followup-history');
+  await server.admin('DELETE', '/admin/followup-tasks');
+  return history;
+}
+
 /** One measured slice: warm-up (discarded), full GC, then the slice, with server CPU from /proc. */
 async function measure(server: ServerProcess, arm: ArmName, round: number, attempts: number) {
   const kind = ARMS[arm].kind;
@@ -68,12 +78,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       () => serverWindow(server, [server.pid, load.pid], QUIET_PCT, () => load.run(sliceMs, pace)),
     );
     const { result, cpuUs, mainCpuUs, loopMs, foreignPct } = around.window;
-    const history =
-      kind === 'send-reminder'
-        ? await server.admin<FollowUpHistory>('GET', '/admin/followup-history')
-        : undefined;
-    // Retired right after its history is read, so no arm after this one runs on its follow-ups.
-    if (kind === 'send-reminder') await server.admin('DELETE', '/admin/followup-tasks');
+    const history = kind === 'send-reminder' ? await readAndRetirePool(server) : undefined;
     const slice: SliceResult = {
       ...result,
       arm,
