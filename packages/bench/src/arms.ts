@@ -1,6 +1,9 @@
 /** The bindings the ratios are computed per (README, Goals). */
 export type Binding = 'JSON-RPC' | 'REST' | 'gRPC';
 
+/** Every binding, in the order the reports print them. */
+export const BINDINGS: readonly Binding[] = ['JSON-RPC', 'REST', 'gRPC'];
+
 /**
  * `inject`: every inject displaces its task's previous reminder (shared dedupe
  * key). `inject-plain`: no dedupe key, nothing displaced, no event published.

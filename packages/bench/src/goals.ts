@@ -1,4 +1,4 @@
-import type { ArmName, Binding } from './arms.js';
+import { type ArmName, BINDINGS, type Binding } from './arms.js';
 import type { Metric } from './slice.js';
 import type { Spread } from './stats.js';
 
@@ -25,7 +25,7 @@ export interface RatioDef {
   readonly anchor?: string;
 }
 
-interface BindingArms {
+export interface BindingArms {
   readonly get: ArmName;
   /** The mounting pair (HTTP only): stock and mounted GetTask, alternated alone. */
   readonly pair: { readonly stock: ArmName; readonly mounted: ArmName } | undefined;
@@ -67,6 +67,11 @@ const ARMS_OF: Record<Binding, BindingArms> = {
   },
 };
 
+/** The arms a binding's ratios are computed from. */
+export function armsOf(binding: Binding): BindingArms {
+  return ARMS_OF[binding];
+}
+
 /** Context figures (README, Goals): GetTask/no-op req/s and CPU (gRPC: the grpc-js client row, as this load uses it). */
 const ANCHORS: Record<Binding, { reqPerSec: string; cpu: string; injectP50VsNoop: string }> = {
   'JSON-RPC': { reqPerSec: '0.78', cpu: '1.27', injectP50VsNoop: '≤ ~1.5' },
@@ -101,7 +106,7 @@ const METRIC_TEXT: Record<Metric, string> = {
 /** The ratios of README, Goals, per binding. */
 export function ratioDefs(): RatioDef[] {
   const defs: RatioDef[] = [];
-  for (const binding of ['JSON-RPC', 'REST', 'gRPC'] as const) {
+  for (const binding of BINDINGS) {
     const a = ARMS_OF[binding];
     const def = (
       label: string,

@@ -21,6 +21,8 @@ export interface InterleavedSliceOptions {
 
 interface Totals {
   cpuUs: number;
+  /** The displacing inject's: the publish of its waiting events after the parts. */
+  publishCpuUs?: number;
   mainCpuUs: number;
   loopMs: number;
   foreignUs: number;
@@ -105,6 +107,7 @@ export async function interleavedSlice(
           const t = totals[displacing] as Totals;
           t.cpuUs += cpu1.allUs - cpu0.allUs;
           t.mainCpuUs += cpu1.mainUs - cpu0.mainUs;
+          t.publishCpuUs = cpu1.allUs - cpu0.allUs;
         }
         const results: LoopResult[] = [];
         for (const load of loads) results.push(await load.total());
@@ -119,6 +122,9 @@ export async function interleavedSlice(
         arm,
         round,
         ...serverCpuFigures(result.requests, t.cpuUs, t.mainCpuUs, t.loopMs),
+        ...(t.publishCpuUs === undefined
+          ? {}
+          : { publishCpuUsPerReq: t.publishCpuUs / result.requests }),
         foreignCpuPct: t.foreignUs / t.windowMs,
         attempts: 1,
         interleaved: {

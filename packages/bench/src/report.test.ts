@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ArmName } from './arms.js';
-import { armTable, errorsLine, followUpLines, memoryLines, plainReminderLines } from './report.js';
+import {
+  armTable,
+  errorsLine,
+  followUpLines,
+  memoryLines,
+  plainReminderLines,
+  publishLines,
+} from './report.js';
 import type { Results, SliceResult } from './slice.js';
 
 function slice(arm: ArmName, extra: Partial<SliceResult>): SliceResult {
@@ -84,6 +91,31 @@ describe('summary lines', () => {
     expect(line).toContain('(info)');
     expect(line).toContain('11.0 (9.0–13.0)');
     expect(line).toContain('at most 14');
+  });
+});
+
+describe('publishLines', () => {
+  it("gives the publish's share of the displacing inject per binding, and the ratio without it", () => {
+    const inject = (round: number, serverCpuUsPerReq: number, publishCpuUsPerReq: number) =>
+      slice('rest-inject', { round, serverCpuUsPerReq, publishCpuUsPerReq });
+    const get = (round: number, serverCpuUsPerReq: number) =>
+      slice('rest-get', { round, serverCpuUsPerReq });
+    const results: Results = new Map([
+      ['rest-inject', [inject(0, 220, 10), inject(1, 260, 20), inject(2, 230, 14)]],
+      ['rest-get', [get(0, 200), get(1, 200), get(2, 250)]],
+      // A binding whose displacing arm did not run has no line.
+      ['grpc-get', [slice('grpc-get', {})]],
+    ]);
+    const [head, rest, ...others] = publishLines(results);
+    expect(head).toContain('(info)');
+    expect(others).toEqual([]);
+    expect(rest).toContain('REST: 14 (10–20) µs/req of 230 (220–260)');
+    // (220 − 10) / 200, (260 − 20) / 200, (230 − 14) / 250.
+    expect(rest).toContain('1.05 1.20 0.86, median 1.05 (0.86–1.20)');
+  });
+
+  it('prints nothing when no displacing arm ran', () => {
+    expect(publishLines(new Map([['rest-get', [slice('rest-get', {})]]]))).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
-import { ARM_NAMES, ARMS, type ArmName } from './arms.js';
-import { goalText, ratioDefs, verdict } from './goals.js';
+import { ARM_NAMES, ARMS, type ArmName, BINDINGS } from './arms.js';
+import { armsOf, goalText, ratioDefs, verdict } from './goals.js';
 import type { MemoryResult } from './memory-phase.js';
 import type { Metric, Results } from './slice.js';
 import { type Spread, spread } from './stats.js';
@@ -135,6 +135,45 @@ export function followUpLines(results: Results): string[] {
       `they held ${cell(mean, 1)} messages on average (median of slices, min–max), at most ` +
       `${Math.max(...histories.map((h) => h.maxMessages))}. The ratios above measure the workaround on such ` +
       `short histories; a task that has run longer pays more.`,
+  ];
+}
+
+/**
+ * How much of the displacing inject's server CPU went to publishing its
+ * waiting displacement events (R57) in status updates, which the A2A server
+ * loads, merges, saves and copies (R30), and its CPU ratio to GetTask without
+ * that part: context for its goal (README, "What a delayed batch costs").
+ * Nothing for a binding whose displacing arm did not run.
+ */
+export function publishLines(results: Results): string[] {
+  const lines: string[] = [];
+  for (const binding of BINDINGS) {
+    const arms = armsOf(binding);
+    const injects = results.get(arms.inject) ?? [];
+    const gets = results.get(arms.get) ?? [];
+    const publish = injects.flatMap((s) =>
+      s.publishCpuUsPerReq === undefined ? [] : [s.publishCpuUsPerReq],
+    );
+    if (publish.length === 0) continue;
+    const without = injects.map((s, i) => {
+      const get = gets[i];
+      return s.publishCpuUsPerReq === undefined || get === undefined
+        ? Number.NaN
+        : (s.serverCpuUsPerReq - s.publishCpuUsPerReq) / get.serverCpuUsPerReq;
+    });
+    lines.push(
+      `  ${binding}: ${cell(spread(publish), 0)} µs/req of ` +
+        `${cell(spread(injects.map((s) => s.serverCpuUsPerReq)), 0)}; ` +
+        `without it, Inject (displacing)/GetTask CPU µs/req ${without.map((v) => fmt(v, 2)).join(' ')}, ` +
+        `median ${cell(spread(without), 2)}`,
+    );
+  }
+  if (lines.length === 0) return [];
+  return [
+    'Inject (displacing), of its server CPU (info): the publish of its waiting displacement events ' +
+      'after its slice (R57), status updates the A2A server loads, merges, saves and copies (R30), ' +
+      'per round median (min–max):',
+    ...lines,
   ];
 }
 

@@ -23,6 +23,7 @@ import {
   followUpLines,
   memoryLines,
   plainReminderLines,
+  publishLines,
   ratioTable,
 } from './report.js';
 import { type ServerProcess, startServer } from './server-process.js';
@@ -77,7 +78,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       },
       () => serverWindow(server, [server.pid, load.pid], QUIET_PCT, () => load.run(sliceMs, pace)),
     );
-    const { result, cpuUs, mainCpuUs, loopMs, foreignPct } = around.window;
+    const { result, cpuUs, mainCpuUs, publishCpuUs, loopMs, foreignPct } = around.window;
     const history = kind === 'send-reminder' ? await readAndRetirePool(server) : undefined;
     const slice: SliceResult = {
       ...result,
@@ -87,6 +88,7 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       foreignCpuPct: foreignPct,
       attempts,
       ...plainSweepFigures(around),
+      ...(kind === 'inject' ? { publishCpuUsPerReq: publishCpuUs / result.requests } : {}),
       ...(history === undefined ? {} : { followUpHistory: history }),
     };
     return slice;
@@ -95,7 +97,10 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
   }
 }
 
-/** What the server saw around the slice, for its line: live reminders, or the histories grown. */
+/**
+ * What the server saw around the slice, for its line: live reminders, the
+ * publish of waiting displacement events, or the histories grown.
+ */
 function sliceNote(s: SliceResult): string {
   const i = s.interleaved;
   const parts =
@@ -103,6 +108,9 @@ function sliceNote(s: SliceResult): string {
       ? ''
       : `  ${i.parts} parts interleaved${i.partsRerun > 0 ? `, ${i.partsRerun} re-run` : ''}`;
   if (s.maxLiveReminders !== undefined) return `${parts}  live ≤ ${s.maxLiveReminders}/task`;
+  if (s.publishCpuUsPerReq !== undefined) {
+    return `${parts}  of which publish ${s.publishCpuUsPerReq.toFixed(0)} µs/req`;
+  }
   const h = s.followUpHistory;
   if (h !== undefined) {
     return `  history ${h.meanMessages.toFixed(1)} msgs/task (max ${h.maxMessages})`;
@@ -188,6 +196,7 @@ async function main(server: ServerProcess): Promise<number> {
   console.log(`\n${errorsLine(errors)}`);
   for (const line of [
     ...plainReminderLines(results, BENCH_MAX_LIVE_REMINDERS),
+    ...publishLines(results),
     ...followUpLines(results),
   ]) {
     console.log(line);

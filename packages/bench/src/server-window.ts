@@ -12,6 +12,8 @@ export interface ServerWindow {
   readonly cpuUs: number;
   /** The main thread's share of `cpuUs`, µs. */
   readonly mainCpuUs: number;
+  /** The part of `cpuUs` spent in the publish after the run (0 without one), µs. */
+  readonly publishCpuUs: number;
   /** Wall time of the run itself, ms. */
   readonly loopMs: number;
   /** CPU other processes used over the window, % of one core (the contention gate). */
@@ -57,6 +59,7 @@ export async function serverWindow(
   const mark0 = await cpuMark(pids);
   const result = await run();
   const loopEnd = await cpuMark(pids);
+  const cpuRun = await processThreadsCpu(server.pid);
   if (publish) await settleDelayedEvents((path) => server.admin('POST', path));
   const cpu1 = await processThreadsCpu(server.pid);
   const mark1: CpuMark = await cpuMark(pids);
@@ -64,6 +67,7 @@ export async function serverWindow(
     result,
     cpuUs: cpu1.allUs - cpu0.allUs,
     mainCpuUs: cpu1.mainUs - cpu0.mainUs,
+    publishCpuUs: cpu1.allUs - cpuRun.allUs,
     loopMs: loopEnd.wallMs - mark0.wallMs,
     foreignPct: foreignPct(mark0, mark1),
     windowMs: mark1.wallMs - mark0.wallMs,

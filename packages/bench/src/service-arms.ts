@@ -5,7 +5,9 @@
 // context of its own. First every task gets R48's full count of retained records, as a long run
 // leaves it. Around each window the benchmark's steps (plain reminders ended, waiting
 // displacement events published, a full GC); the window publishes its own waiting events, as a
-// slice does, though with fewer events per task than a 10 s slice gathers. Requests are built
+// slice does, though with fewer events per task than a 10 s slice gathers, and that publish's
+// share of the window is printed apart (the A2A server's handling of R57's status updates, R30,
+// against the calls' own work). Requests are built
 // before the full GC. CPU per call from process.cpuUsage (all threads); arms rotate one position
 // per round. Figures differ from the benchmark's (no sockets, no codecs); they compare the arms'
 // own work.
@@ -96,7 +98,18 @@ const host: SliceHost = {
   fullGc: async () => gc(),
 };
 
-async function measuredWindow(arm: ArmName): Promise<number> {
+/** CPU µs per call of one window: all of it, and the part spent publishing its waiting events. */
+interface WindowCost {
+  readonly perCall: number;
+  readonly publishPerCall: number;
+}
+
+const cpuSince = (before: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(before);
+  return used.user + used.system;
+};
+
+async function measuredWindow(arm: ArmName): Promise<WindowCost> {
   // Built before the warm-up, so before the full GC too.
   const jobs = callsOf(arm, calls);
   const { window, warmupSweep, sweep } = await aroundSlice(
@@ -106,10 +119,11 @@ async function measuredWindow(arm: ArmName): Promise<number> {
     async () => {
       const before = process.cpuUsage();
       await inParallel(16, jobs);
+      const callsDone = cpuSince(before);
       // The window pays for its own waiting displacement events, as a benchmark slice does.
       await host.publishDelayed();
-      const used = process.cpuUsage(before);
-      return (used.user + used.system) / calls;
+      const all = cpuSince(before);
+      return { perCall: all / calls, publishPerCall: (all - callsDone) / calls };
     },
   );
   // As run-bench checks them: the turn boundaries ended every plain reminder.
@@ -131,7 +145,7 @@ await inParallel(16, fill.map(injectCall));
 await publishDelayedAndStored(stack.reminders);
 
 const arms: ArmName[] = ['get', 'inject-plain', 'inject'];
-const perArm = new Map<ArmName, number[]>(arms.map((a) => [a, []]));
+const perArm = new Map<ArmName, WindowCost[]>(arms.map((a) => [a, []]));
 for (let round = 0; round < rounds; round += 1) {
   for (let i = 0; i < arms.length; i += 1) {
     const arm = arms[(i + round) % arms.length] as ArmName;
@@ -140,7 +154,8 @@ for (let round = 0; round < rounds; round += 1) {
   console.log(`round ${round + 1} done`);
 }
 
-const of = (arm: ArmName) => perArm.get(arm) ?? [];
+const of = (arm: ArmName) => (perArm.get(arm) ?? []).map((w) => w.perCall);
+const publishOf = (arm: ArmName) => (perArm.get(arm) ?? []).map((w) => w.publishPerCall);
 const cell = (values: readonly number[]) =>
   `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`;
 console.log(
@@ -151,4 +166,9 @@ for (const arm of arms) console.log(`${ARM_LABELS[arm].padEnd(28)} ${cell(of(arm
 const perRound = (a: ArmName, b: ArmName) => of(a).map((v, i) => v - (of(b)[i] ?? 0));
 console.log(`${'plain − getTask'.padEnd(28)} ${cell(perRound('inject-plain', 'get'))}`);
 console.log(`${'displacing − plain'.padEnd(28)} ${cell(perRound('inject', 'inject-plain'))}`);
+// Only the displacing arm leaves waiting events (R57); the others' publish finds none.
+console.log(
+  `${'  of which the publish'.padEnd(28)} ${cell(publishOf('inject'))} ` +
+    '(the status updates that carry its waiting displacement events, R30, R57)',
+);
 process.exit(0);

@@ -26,6 +26,12 @@ export interface SliceResult extends LoopResult {
   readonly maxLiveReminders?: number;
   /** Plain inject arms: plain reminders the sweeps after warm-up and slice left live (0 expected). */
   readonly plainLeft?: number;
+  /**
+   * Displacing inject arms: the part of `serverCpuUsPerReq` spent publishing
+   * the displacement events that waited through the slice (R57), in the
+   * status updates the A2A server loads, merges, saves and copies (R30).
+   */
+  readonly publishCpuUsPerReq?: number;
   /** SendMessage workaround arms: its tasks' stored histories when the slice ended. */
   readonly followUpHistory?: FollowUpHistory;
 }
