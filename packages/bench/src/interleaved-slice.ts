@@ -105,9 +105,10 @@ export async function interleavedSlice(
         const displacing = group.findIndex((arm) => ARMS[arm].kind === 'inject');
         if (displacing >= 0) {
           const t = totals[displacing] as Totals;
-          t.cpuUs += cpu1.allUs - cpu0.allUs;
+          const publishUs = cpu1.allUs - cpu0.allUs;
+          t.cpuUs += publishUs;
           t.mainCpuUs += cpu1.mainUs - cpu0.mainUs;
-          t.publishCpuUs = cpu1.allUs - cpu0.allUs;
+          t.publishCpuUs = publishUs;
         }
         const results: LoopResult[] = [];
         for (const load of loads) results.push(await load.total());
@@ -121,10 +122,7 @@ export async function interleavedSlice(
         ...result,
         arm,
         round,
-        ...serverCpuFigures(result.requests, t.cpuUs, t.mainCpuUs, t.loopMs),
-        ...(t.publishCpuUs === undefined
-          ? {}
-          : { publishCpuUsPerReq: t.publishCpuUs / result.requests }),
+        ...serverCpuFigures(result.requests, t.cpuUs, t.mainCpuUs, t.loopMs, t.publishCpuUs),
         foreignCpuPct: t.foreignUs / t.windowMs,
         attempts: 1,
         interleaved: {

@@ -114,6 +114,25 @@ describe('publishLines', () => {
     expect(rest).toContain('1.05 1.20 0.86, median 1.05 (0.86–1.20)');
   });
 
+  it('matches rounds, and leaves out the ratio when GetTask did not run', () => {
+    const results: Results = new Map([
+      [
+        'grpc-inject',
+        [
+          slice('grpc-inject', { serverCpuUsPerReq: 230, publishCpuUsPerReq: 12 }),
+          slice('grpc-inject', { round: 1, serverCpuUsPerReq: 250, publishCpuUsPerReq: 10 }),
+        ],
+      ],
+      ['grpc-get', [slice('grpc-get', { serverCpuUsPerReq: 200 })]],
+      ['jsonrpc-inject', [slice('jsonrpc-inject', { publishCpuUsPerReq: 9 })]],
+    ]);
+    const [, jsonRpc, grpc] = publishLines(results);
+    expect(jsonRpc).toBe('  JSON-RPC: 9 (9–9) µs/req of 1 (1–1)');
+    // Round 2 has no GetTask: its ratio is n/a and the median is round 1's, (230 − 12) / 200.
+    expect(grpc).toContain('gRPC: 11 (10–12) µs/req of 240 (230–250)');
+    expect(grpc).toContain('1.09 n/a, median 1.09 (1.09–1.09)');
+  });
+
   it('prints nothing when no displacing arm ran', () => {
     expect(publishLines(new Map([['rest-get', [slice('rest-get', {})]]]))).toEqual([]);
   });

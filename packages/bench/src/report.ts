@@ -1,7 +1,7 @@
 import { ARM_NAMES, ARMS, type ArmName, BINDINGS } from './arms.js';
 import { armsOf, goalText, ratioDefs, verdict } from './goals.js';
 import type { MemoryResult } from './memory-phase.js';
-import type { Metric, Results } from './slice.js';
+import type { Metric, Results, SliceResult } from './slice.js';
 import { type Spread, spread } from './stats.js';
 
 /** Rows as aligned columns: the first left-aligned, the others right-aligned. */
@@ -62,12 +62,19 @@ export function armTable(results: Results): string {
   return table(rows);
 }
 
-function perRound(results: Results, num: ArmName, den: ArmName, metric: Metric): number[] {
+/** `num`'s value over `den`'s `metric`, round by round (`numValue` defaults to `num`'s `metric`). */
+function perRound(
+  results: Results,
+  num: ArmName,
+  den: ArmName,
+  metric: Metric,
+  numValue: (s: SliceResult) => number = (s) => s[metric],
+): number[] {
   const a = results.get(num) ?? [];
   const b = results.get(den) ?? [];
   return a.map((s, i) => {
     const d = b[i];
-    return d === undefined ? Number.NaN : s[metric] / d[metric];
+    return d === undefined ? Number.NaN : numValue(s) / d[metric];
   });
 }
 
@@ -139,40 +146,40 @@ export function followUpLines(results: Results): string[] {
 }
 
 /**
- * How much of the displacing inject's server CPU went to publishing its
- * waiting displacement events (R57) in status updates, which the A2A server
- * loads, merges, saves and copies (R30), and its CPU ratio to GetTask without
- * that part: context for its goal (README, "What a delayed batch costs").
- * Nothing for a binding whose displacing arm did not run.
+ * The displacing inject's publish (SliceResult.publishCpuUsPerReq) per
+ * binding, and its CPU ratio to GetTask without it when GetTask ran: context
+ * for its goal (README, "What the publish holds").
  */
 export function publishLines(results: Results): string[] {
   const lines: string[] = [];
   for (const binding of BINDINGS) {
     const arms = armsOf(binding);
     const injects = results.get(arms.inject) ?? [];
-    const gets = results.get(arms.get) ?? [];
     const publish = injects.flatMap((s) =>
       s.publishCpuUsPerReq === undefined ? [] : [s.publishCpuUsPerReq],
     );
     if (publish.length === 0) continue;
-    const without = injects.map((s, i) => {
-      const get = gets[i];
-      return s.publishCpuUsPerReq === undefined || get === undefined
-        ? Number.NaN
-        : (s.serverCpuUsPerReq - s.publishCpuUsPerReq) / get.serverCpuUsPerReq;
-    });
-    lines.push(
-      `  ${binding}: ${cell(spread(publish), 0)} µs/req of ` +
-        `${cell(spread(injects.map((s) => s.serverCpuUsPerReq)), 0)}; ` +
-        `without it, Inject (displacing)/GetTask CPU µs/req ${without.map((v) => fmt(v, 2)).join(' ')}, ` +
-        `median ${cell(spread(without), 2)}`,
-    );
+    const cpu = injects.map((s) => s.serverCpuUsPerReq);
+    let line = `  ${binding}: ${cell(spread(publish), 0)} µs/req of ${cell(spread(cpu), 0)}`;
+    if ((results.get(arms.get) ?? []).length > 0) {
+      const without = perRound(
+        results,
+        arms.inject,
+        arms.get,
+        'serverCpuUsPerReq',
+        (s) => s.serverCpuUsPerReq - (s.publishCpuUsPerReq ?? Number.NaN),
+      );
+      line +=
+        `; without it, Inject (displacing)/GetTask CPU µs/req ` +
+        `${without.map((v) => fmt(v, 2)).join(' ')}, median ${cell(spread(without), 2)}`;
+    }
+    lines.push(line);
   }
   if (lines.length === 0) return [];
   return [
     'Inject (displacing), of its server CPU (info): the publish of its waiting displacement events ' +
-      'after its slice (R57), status updates the A2A server loads, merges, saves and copies (R30), ' +
-      'per round median (min–max):',
+      'after its slice (R57), status updates the A2A server loads, merges, saves and copies (R30); ' +
+      'median of rounds (min–max):',
     ...lines,
   ];
 }

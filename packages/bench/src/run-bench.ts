@@ -84,11 +84,16 @@ async function measure(server: ServerProcess, arm: ArmName, round: number, attem
       ...result,
       arm,
       round,
-      ...serverCpuFigures(result.requests, cpuUs, mainCpuUs, loopMs),
+      ...serverCpuFigures(
+        result.requests,
+        cpuUs,
+        mainCpuUs,
+        loopMs,
+        kind === 'inject' ? publishCpuUs : undefined,
+      ),
       foreignCpuPct: foreignPct,
       attempts,
       ...plainSweepFigures(around),
-      ...(kind === 'inject' ? { publishCpuUsPerReq: publishCpuUs / result.requests } : {}),
       ...(history === undefined ? {} : { followUpHistory: history }),
     };
     return slice;

@@ -13,4 +13,10 @@ describe('serverCpuFigures', () => {
       true,
     );
   });
+
+  it("gives the displacing inject's publish per request only when it is passed", () => {
+    expect(serverCpuFigures(1000, 150_000, 120_000, 100, 12_000).publishCpuUsPerReq).toBe(12);
+    expect('publishCpuUsPerReq' in serverCpuFigures(1000, 150_000, 120_000, 100)).toBe(false);
+    expect(serverCpuFigures(0, 1, 1, 1, 1).publishCpuUsPerReq).toBeNaN();
+  });
 });

@@ -25,18 +25,25 @@ export interface ServerWindow {
 /**
  * A slice's server figures of slice.ts: CPU per request, and CPU as % of a
  * core over the loops' wall time (the publish after a loop only adds its
- * delayed events' CPU).
+ * delayed events' CPU); with `publishCpuUs`, the displacing inject's, that
+ * publish per request too.
  */
 export function serverCpuFigures(
   requests: number,
   cpuUs: number,
   mainCpuUs: number,
   loopMs: number,
-): Pick<SliceResult, 'serverCpuUsPerReq' | 'serverMainCpuUsPerReq' | 'serverCpuPct'> {
+  publishCpuUs?: number,
+): Pick<
+  SliceResult,
+  'serverCpuUsPerReq' | 'serverMainCpuUsPerReq' | 'serverCpuPct' | 'publishCpuUsPerReq'
+> {
+  const perReq = (us: number) => (requests === 0 ? Number.NaN : us / requests);
   return {
-    serverCpuUsPerReq: requests === 0 ? Number.NaN : cpuUs / requests,
-    serverMainCpuUsPerReq: requests === 0 ? Number.NaN : mainCpuUs / requests,
+    serverCpuUsPerReq: perReq(cpuUs),
+    serverMainCpuUsPerReq: perReq(mainCpuUs),
     serverCpuPct: (100 * cpuUs) / (loopMs * 1000),
+    ...(publishCpuUs === undefined ? {} : { publishCpuUsPerReq: perReq(publishCpuUs) }),
   };
 }
 
@@ -59,7 +66,7 @@ export async function serverWindow(
   const mark0 = await cpuMark(pids);
   const result = await run();
   const loopEnd = await cpuMark(pids);
-  const cpuRun = await processThreadsCpu(server.pid);
+  const cpuRun = publish ? await processThreadsCpu(server.pid) : undefined;
   if (publish) await settleDelayedEvents((path) => server.admin('POST', path));
   const cpu1 = await processThreadsCpu(server.pid);
   const mark1: CpuMark = await cpuMark(pids);
@@ -67,7 +74,7 @@ export async function serverWindow(
     result,
     cpuUs: cpu1.allUs - cpu0.allUs,
     mainCpuUs: cpu1.mainUs - cpu0.mainUs,
-    publishCpuUs: cpu1.allUs - cpuRun.allUs,
+    publishCpuUs: cpuRun === undefined ? 0 : cpu1.allUs - cpuRun.allUs,
     loopMs: loopEnd.wallMs - mark0.wallMs,
     foreignPct: foreignPct(mark0, mark1),
     windowMs: mark1.wallMs - mark0.wallMs,

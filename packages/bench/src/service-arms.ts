@@ -5,11 +5,9 @@
 // context of its own. First every task gets R48's full count of retained records, as a long run
 // leaves it. Around each window the benchmark's steps (plain reminders ended, waiting
 // displacement events published, a full GC); the window publishes its own waiting events, as a
-// slice does, though with fewer events per task than a 10 s slice gathers, and that publish's
-// share of the window is printed apart (the A2A server's handling of R57's status updates, R30,
-// against the calls' own work). Requests are built
-// before the full GC. CPU per call from process.cpuUsage (all threads); arms rotate one position
-// per round. Figures differ from the benchmark's (no sockets, no codecs); they compare the arms'
+// slice does, though with fewer events per task than a 10 s slice gathers, and that publish is
+// printed apart too. Requests are built before the full GC. CPU per call from process.cpuUsage
+// (all threads); arms rotate one position per round. Figures differ from the benchmark's (no sockets, no codecs); they compare the arms'
 // own work.
 // Flags: --rounds 6 --calls 20000 --warmup-calls 5000
 import type { GetTaskRequest } from '@a2a-js/sdk';
@@ -168,7 +166,6 @@ console.log(`${'plain − getTask'.padEnd(28)} ${cell(perRound('inject-plain', '
 console.log(`${'displacing − plain'.padEnd(28)} ${cell(perRound('inject', 'inject-plain'))}`);
 // Only the displacing arm leaves waiting events (R57); the others' publish finds none.
 console.log(
-  `${'  of which the publish'.padEnd(28)} ${cell(publishOf('inject'))} ` +
-    '(the status updates that carry its waiting displacement events, R30, R57)',
+  `${'  of which the publish'.padEnd(28)} ${cell(publishOf('inject'))} (its waiting events)`,
 );
 process.exit(0);

@@ -28,8 +28,8 @@ export interface SliceResult extends LoopResult {
   readonly plainLeft?: number;
   /**
    * Displacing inject arms: the part of `serverCpuUsPerReq` spent publishing
-   * the displacement events that waited through the slice (R57), in the
-   * status updates the A2A server loads, merges, saves and copies (R30).
+   * the displacement events that waited through the slice (R57), in status
+   * updates that the A2A server handles (R30), not the extension.
    */
   readonly publishCpuUsPerReq?: number;
   /** SendMessage workaround arms: its tasks' stored histories when the slice ended. */
