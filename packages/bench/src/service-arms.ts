@@ -7,8 +7,8 @@
 // displacement events published, a full GC); the window publishes its own waiting events, as a
 // slice does, though with fewer events per task than a 10 s slice gathers, and that publish is
 // printed apart too. Requests are built before the full GC. CPU per call from process.cpuUsage
-// (all threads); arms rotate one position per round. Figures differ from the benchmark's (no sockets, no codecs); they compare the arms'
-// own work.
+// (all threads); arms rotate one position per round. Figures differ from the benchmark's (no
+// sockets, no codecs); they compare the arms' own work.
 // Flags: --rounds 6 --calls 20000 --warmup-calls 5000
 import type { GetTaskRequest } from '@a2a-js/sdk';
 import { defaultReminderLimits, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
