@@ -24,6 +24,7 @@ import {
 } from './profile-table.js';
 import { seedTasks } from './seed-tasks.js';
 import { serveBenchStack } from './serve-stack.js';
+import type { AdminMethod } from './server-process.js';
 import { settleDelayedEvents } from './settle-delayed.js';
 import { BENCH_MAX_LIVE_REMINDERS } from './wire.js';
 
@@ -54,7 +55,7 @@ const served = await serveBenchStack(stack);
 const { httpPort, grpcPort } = served;
 stack.seededTaskIds.push(...(await seedTasks(stack.requestHandler, 1000)));
 
-const admin = (method: 'GET' | 'POST' | 'DELETE', path: string) =>
+const admin = (method: AdminMethod, path: string) =>
   fetch(`http://127.0.0.1:${httpPort}${path}`, { method });
 
 const session = new Session();

@@ -4,11 +4,14 @@ import { fileURLToPath } from 'node:url';
 import type { HeapStats } from './admin-route.js';
 import { parseReadyLine, type ServerReady } from './wire.js';
 
+/** The methods the bench server's /admin routes answer. */
+export type AdminMethod = 'GET' | 'POST' | 'DELETE';
+
 export interface ServerProcess extends ServerReady {
   /** Full GC in the server, then its heap and RSS. */
   stats(gc: boolean): Promise<HeapStats>;
   /** One call to an /admin route of the bench server; throws unless it answers 2xx. */
-  admin<T>(method: 'GET' | 'POST' | 'DELETE', path: string): Promise<T>;
+  admin<T>(method: AdminMethod, path: string): Promise<T>;
   stop(): void;
 }
 
@@ -59,7 +62,7 @@ export async function startServer(
       const res = await fetch(`http://127.0.0.1:${ready.httpPort}/admin/stats${gc ? '?gc=1' : ''}`);
       return (await res.json()) as HeapStats;
     },
-    async admin<T>(method: 'GET' | 'POST' | 'DELETE', path: string) {
+    async admin<T>(method: AdminMethod, path: string) {
       const res = await fetch(`http://127.0.0.1:${ready.httpPort}${path}`, { method });
       if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${await res.text()}`);
       return (await res.json()) as T;
