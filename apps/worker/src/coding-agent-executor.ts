@@ -97,6 +97,14 @@ export class CodingAgentExecutor implements AgentExecutor {
     );
   };
 
+  /**
+   * Stops the task's loop as a cancel would (R71: this replica no longer
+   * owns the task; what the loop publishes as it stops is dropped upstream).
+   */
+  stop(taskId: string): void {
+    this.#runs.get(taskId)?.abort.abort();
+  }
+
   /** Cancels every running task at its next turn boundary (worker shutdown). */
   cancelAll(): void {
     for (const run of this.#runs.values()) run.abort.abort();

@@ -4,6 +4,9 @@ import { endpointModel } from './model-endpoint.js';
 import { formatPromptForLog } from './turn-prompt.js';
 import { startWorker } from './worker-server.js';
 
+/** How long a clean stop may take before the process exits anyway (R73). */
+const STOP_DEADLINE_MS = 25_000;
+
 async function main(): Promise<number> {
   let command: ReturnType<typeof parseWorkerArgs>;
   try {
@@ -54,6 +57,15 @@ async function main(): Promise<number> {
   // The one line a supervisor waits for (issue 5).
   console.log(`READY http=${worker.httpBaseUrl} grpc=${worker.grpcAddress}`);
   await stopped;
+  // R73: a clean stop ends its tasks before the database closes; a second
+  // signal, or a stop that outlasts its deadline, forces the exit.
+  const force = (why: string) => {
+    console.error(`forced exit: ${why}; running tasks are left to the replicas' reapers (R53)`);
+    process.exit(1);
+  };
+  process.once('SIGINT', () => force('a second signal'));
+  process.once('SIGTERM', () => force('a second signal'));
+  setTimeout(() => force(`stop took over ${STOP_DEADLINE_MS} ms`), STOP_DEADLINE_MS).unref();
   await worker.close();
   return 0;
 }

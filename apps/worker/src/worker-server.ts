@@ -14,7 +14,7 @@ import { A2AService, UserBuilder as GrpcUserBuilder, grpcService } from '@a2a-js
 import type { ReminderService } from '@a2a-reminders/core';
 import { createReminderService } from '@a2a-reminders/core';
 import { TestAgentExecutor } from '@a2a-reminders/core/test-agent';
-import { TaskLeaseKeeper } from '@a2a-reminders/database';
+import { refuseFollowUpsElsewhere, TaskLeaseKeeper } from '@a2a-reminders/database';
 import {
   addReminderReflection,
   grpcReminderService,
@@ -98,7 +98,13 @@ export interface RunningWorker {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   // Stores first: a crashed run's tasks are ended before anything is served.
-  const stores = await openWorkerStores(options.store ?? 'memory');
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  // R70: a heartbeat statement gets an eighth of the lease (its deadline
+  // half as much again), so a dead connection fails it before the next tick.
+  const stores = await openWorkerStores(
+    options.store ?? 'memory',
+    Math.max(1, Math.floor(leaseMs / 8)),
+  );
   const { taskStore } = stores;
   const eventBusManager = new DefaultExecutionEventBusManager();
   const reminders = createReminderService({
@@ -116,20 +122,25 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     stores.leaseDb !== undefined && stores.changeSignal !== undefined
       ? {
           id: options.replicaId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-          leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+          leaseMs,
         }
       : undefined;
+  let stopLoops: (taskId: string) => void = () => {};
   const keeper =
     replica === undefined || stores.leaseDb === undefined
       ? undefined
       : new TaskLeaseKeeper({
           db: stores.leaseDb,
-          taskStore,
+          taskStore: stores.reaperTaskStore,
           reminders,
           replicaId: replica.id,
           leaseMs: replica.leaseMs,
           reason: ABANDONED_REASON,
+          // R71: the loop of a task this replica no longer owns stops; what it
+          // publishes meanwhile is dropped by the keeper.
+          onLeaseLost: (key) => stopLoops(key.taskId),
         });
+  if (keeper !== undefined) stores.guardedTaskStore?.fenceWith(keeper);
   let interruptedTasks = 0;
   const app = express();
   let httpServer: HttpServer;
@@ -173,13 +184,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     ...(options.name === undefined ? {} : { name: options.name }),
   });
   const testAgent = options.testAgent ? new TestAgentExecutor({ reminders }) : undefined;
+  stopLoops = (taskId) => agent.stop(taskId);
   const executor = reminders.wrapExecutor(
     testAgent === undefined ? agent : routeTestAgent(testAgent, agent),
   );
   // Push notifications (A2A §9): the SDK's store and sender. Reminder events
   // reach a registered webhook as the status updates of R30, best-effort:
   // the sender does not retry, and ListTaskReminders stays the record.
-  const requestHandler = new DefaultRequestHandler(
+  const sdkHandler = new DefaultRequestHandler(
     card,
     reminders.wrapTaskStore(taskStore),
     keeper?.wrapExecutor(executor) ?? executor,
@@ -187,6 +199,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     stores.pushStore,
     new DefaultPushNotificationSender(stores.pushStore),
   );
+  // R74: one agent loop per task across the replicas.
+  const requestHandler =
+    keeper === undefined ? sdkHandler : refuseFollowUpsElsewhere(sdkHandler, keeper);
   keeper?.start();
 
   const httpUsers = HttpUserBuilder.noAuthentication;
@@ -216,12 +231,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     reminders,
     close() {
       closing ??= (async () => {
+        // R73: every running task ends CANCELED, its reminders' fates and
+        // last status stored and its lease released, before the database closes.
         agent.cancelAll();
         testAgent?.cancelAll();
         await Promise.all([closeHttp(httpServer), closeGrpc(grpcServer)]);
-        // The last statuses of cancelled tasks are stored before the database closes.
         await agent.idle();
         await testAgent?.idle();
+        await keeper?.drain();
         await taskStore.settled();
         await keeper?.close();
         await stores.close();

@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
-import type { PushNotificationStore } from '@a2a-js/sdk/server';
+import type { PushNotificationStore, TaskStore } from '@a2a-js/sdk/server';
 import { InMemoryPushNotificationStore, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { DatabasePushNotificationStore, DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { ReminderChangeSignal, ReminderStore } from '@a2a-reminders/core';
 import { InMemoryReminderStore } from '@a2a-reminders/core';
 import {
   DatabaseReminderStore,
+  GuardedTaskStore,
   migrateReminderStore,
   migrateSdkPushConfigTable,
   migrateSdkTaskTable,
@@ -24,6 +25,13 @@ export interface WorkerStores {
   /** `memory`, or the database URL with a SQLite file made absolute. */
   readonly location: string;
   readonly taskStore: SettlingTaskStore;
+  /**
+   * The SDK's task store without the guard, for the lease keeper's reaper:
+   * it ends tasks other replicas ran, under no lease of its own (R53).
+   */
+  readonly reaperTaskStore: TaskStore;
+  /** The guarded store under `taskStore`, to fence with a lease keeper (R71); undefined for `memory`. */
+  readonly guardedTaskStore: GuardedTaskStore | undefined;
   readonly reminderStore: ReminderStore;
   /** The push notification configs callers register on tasks, beside the tasks. */
   readonly pushStore: PushNotificationStore;
@@ -61,12 +69,18 @@ export function storeLocation(url: string): string {
  * and `DatabasePushNotificationStore` and the `DatabaseReminderStore`, so
  * tasks, push configs and reminders live in one database.
  */
-export async function openWorkerStores(url: string): Promise<WorkerStores> {
+export async function openWorkerStores(
+  url: string,
+  leaseStatementTimeoutMs = 2_000,
+): Promise<WorkerStores> {
   const location = storeLocation(url);
   if (location === 'memory') {
+    const memoryTasks = new InMemoryTaskStore();
     return {
       location,
-      taskStore: new SettlingTaskStore(new InMemoryTaskStore()),
+      taskStore: new SettlingTaskStore(memoryTasks),
+      reaperTaskStore: memoryTasks,
+      guardedTaskStore: undefined,
       reminderStore: new InMemoryReminderStore(),
       pushStore: new InMemoryPushNotificationStore(),
       db: undefined,
@@ -77,23 +91,33 @@ export async function openWorkerStores(url: string): Promise<WorkerStores> {
   }
   await migrateSdkTaskTable(location);
   await migrateSdkPushConfigTable(location);
-  const db = await openReminderDatabase(location);
+  const db = await openReminderDatabase(location, { applicationName: 'a2a-reminders main' });
   let signal: PostgresChangeSignal | undefined;
   let leaseDb: Kysely<unknown> | undefined;
   try {
     await migrateReminderStore(db);
     if (parseDatabaseUrl(location).dialect === 'postgres') {
       signal = await PostgresChangeSignal.start(location);
-      leaseDb = await openReminderDatabase(location, { poolSize: 2 });
+      // R70: a heartbeat that does not answer within a quarter lease fails,
+      // its connection is dropped, and the next tick uses a fresh one.
+      leaseDb = await openReminderDatabase(location, {
+        poolSize: 2,
+        applicationName: 'a2a-reminders lease',
+        statementTimeoutMs: leaseStatementTimeoutMs,
+      });
     }
   } catch (error) {
     await signal?.close();
     await db.destroy();
     throw error;
   }
+  // R69, R71, R72: store failures typed, saves retried and, on replicas, fenced.
+  const guarded = new GuardedTaskStore({ db, taskStoreOn: (on) => new DatabaseTaskStore(on) });
   return {
     location,
-    taskStore: new SettlingTaskStore(new DatabaseTaskStore(db)),
+    taskStore: new SettlingTaskStore(guarded),
+    reaperTaskStore: new DatabaseTaskStore(db),
+    guardedTaskStore: guarded,
     reminderStore: new DatabaseReminderStore(db),
     pushStore: new DatabasePushNotificationStore(db),
     db,

@@ -50,7 +50,7 @@ const REPLICA_NOTE =
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R67) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R68) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -571,6 +571,13 @@ export const requirements = {
     source: spec('R64'),
     behavior:
       "the forwarder learns a copy's state from the sub-task's stream items handed to it on the arm's binding and, at close, from ListTaskReminders on the sub-task, a fate after close is not learned, and with replicas it finds what another replica accepted or cancelled in the store",
+  },
+  'R68-unknown-copies-follow': {
+    rule: 'R68',
+    kitNote: FORWARDING_KIT_NOTE,
+    source: spec('R68'),
+    behavior:
+      "a copy whose inject answer was lost but which arrived on the arm's agent is cancelled there when its original is cancelled or displaced by a reminder not forwarded, the original's entry taking its final state; a cancel answered REMINDER_NOT_FOUND is not repeated, and a copy that arrives after it is cancelled at close",
   },
   'W15-grpc-transport-errors': {
     rule: 'W15',

@@ -42,7 +42,13 @@ export type ReminderErrorCode =
    * a client sees from a stock A2A server), or a handler that lacks the rpc.
    */
   | 'UNIMPLEMENTED'
-  /** A bug or an unavailable dependency on the server side. */
+  /**
+   * R69: the server's store could not be reached or could not write (a
+   * database restart, a lost connection, a locked or full file). Nothing was
+   * changed unless a retry would be a replay (R13); the caller may retry.
+   */
+  | 'UNAVAILABLE'
+  /** A bug on the server side. */
   | 'INTERNAL';
 
 /** Every code, for exhaustive tests and tables. */
@@ -60,6 +66,7 @@ export const reminderErrorCodes: readonly ReminderErrorCode[] = [
   'VERSION_NOT_SUPPORTED',
   'UNAUTHENTICATED',
   'UNIMPLEMENTED',
+  'UNAVAILABLE',
   'INTERNAL',
 ];
 
@@ -82,6 +89,7 @@ export const a2aReasonOf = {
   VERSION_NOT_SUPPORTED: 'VERSION_NOT_SUPPORTED',
   UNAUTHENTICATED: undefined,
   UNIMPLEMENTED: undefined,
+  UNAVAILABLE: undefined,
   INTERNAL: undefined,
 } as const satisfies Record<ReminderErrorCode, string | undefined>;
 
@@ -104,6 +112,7 @@ const extensionReason = {
   VERSION_NOT_SUPPORTED: false,
   UNAUTHENTICATED: true,
   UNIMPLEMENTED: true,
+  UNAVAILABLE: true,
   INTERNAL: false,
 } as const satisfies Record<ReminderErrorCode, boolean>;
 

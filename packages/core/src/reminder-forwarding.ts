@@ -72,7 +72,8 @@ export interface ReminderForwarding {
   /**
    * Stops forwarding: cancels the copies whose originals ended so, then reads
    * the copies' states with ListTaskReminders on the sub-task and reports
-   * where they changed (R64). Forwards nothing new: the delegation is over.
+   * where they changed (R64), then cancels the copies that read adopted whose
+   * originals ended so (R68). Forwards nothing new: the delegation is over.
    * Rejects with the first error a background sync or the filter met, if any.
    */
   close(): Promise<void>;
@@ -91,7 +92,10 @@ interface Copy {
   readonly request: TaskReminder;
   /** Its state in the sub-task; undefined until the sub-task accepted it. */
   state: StoredReminderState | undefined;
-  /** The code of the last failed send. */
+  /**
+   * The code of the last failed send. While the state is undefined, INTERNAL
+   * means the copy's state is unknown: no answer came, yet it may have arrived.
+   */
   refusal: ReminderErrorCode | undefined;
   sends: number;
   cancels: number;
@@ -232,7 +236,9 @@ export class ReminderForwarder implements ReminderForwarding {
       await this.serial(async () => {
         try {
           await this.reconcile('none');
-          await this.readCopies();
+          // R68: a copy the read adopts may have an original that is no longer
+          // live; the reconcile before it could not know the copy had arrived.
+          if (await this.readCopies()) await this.reconcile('none');
           this.syncFailure = undefined;
         } catch (error) {
           this.syncFailure = error;
@@ -252,8 +258,7 @@ export class ReminderForwarder implements ReminderForwarding {
     if (this.closed || this.timer !== undefined || this.retryTimer !== undefined) return;
     const waiting = [...this.copies.values()].some(
       (c) =>
-        (c.state === undefined && c.refusal === 'INTERNAL' && c.sends < MAX_TRIES) ||
-        c.cancelPending,
+        (c.state === undefined && isNoAnswer(c.refusal) && c.sends < MAX_TRIES) || c.cancelPending,
     );
     if (!waiting) return;
     this.retryTimer = setTimeout(() => {
@@ -290,14 +295,16 @@ export class ReminderForwarder implements ReminderForwarding {
         const copy = this.copies.get(r.id);
         if (copy === undefined && !this.skipped.has(r.id) && this.admits(r)) {
           await this.send(r.id, this.newCopy(r));
-        } else if (copy?.refusal === 'INTERNAL' && copy.sends < MAX_TRIES) {
+        } else if (isNoAnswer(copy?.refusal) && copy !== undefined && copy.sends < MAX_TRIES) {
           await this.send(r.id, copy);
         }
       }
     }
     for (const [originalId, copy] of this.copies) {
       const original = byId.get(originalId);
-      if (original === undefined || copy.state === undefined || !isLiveState(copy.state)) continue;
+      // R68: a copy of unknown state may be live in the sub-task: it follows its
+      // original like one the sub-task accepted, or the sub-task's model sees it.
+      if (original === undefined || !mayBeLive(copy)) continue;
       if (copy.cancelSettled || copy.cancels >= MAX_TRIES) continue;
       if (original.state === 'CANCELLED') await this.cancelCopy(originalId, copy);
       // R63: a displacer that went to the sub-task displaces the copy there itself (R15).
@@ -405,14 +412,45 @@ export class ReminderForwarder implements ReminderForwarding {
       );
     } catch (error) {
       // Already final there (its event, or close's read, tells how), or no
-      // answer: the next sync tries again, up to MAX_TRIES.
+      // answer: the next sync tries again, up to MAX_TRIES. For a copy of
+      // unknown state, REMINDER_NOT_FOUND says it never arrived (R68).
       const settled = SETTLED_CANCEL.has(ReminderError.from(error).code);
       copy.cancelSettled = settled;
       copy.cancelPending = !settled && copy.cancels < MAX_TRIES;
       return;
     }
     copy.cancelPending = false;
-    await this.learned(originalId, stateOfProto[answer.record?.state ?? 0] ?? 'CANCELLED');
+    const state = stateOfProto[answer.record?.state ?? 0] ?? 'CANCELLED';
+    if (copy.state !== undefined) {
+      await this.learned(originalId, state);
+    } else if (this.isCopy(answer.record, copy.id)) {
+      // R68: the copy of unknown state had arrived; the answer is its state now.
+      await this.adopt(copy, state);
+    } else {
+      // The sub-task's reminder of that id is not this copy: nothing more to ask.
+      copy.cancelSettled = true;
+    }
+  }
+
+  /**
+   * R64, R68: a copy whose sends got no answer is known to have arrived; its
+   * entry takes the state learned. A cancel that found none before it arrived
+   * no longer counts: the copy is cancelled again if its original ended so.
+   */
+  private async adopt(copy: Copy, state: StoredReminderState): Promise<void> {
+    copy.state = state;
+    copy.refusal = undefined;
+    copy.cancelSettled = false;
+    await this.report(copy.id, { state });
+  }
+
+  /**
+   * Whether a sub-task's record is this forwarding's copy: same id, last hop
+   * naming this task and the original (R58).
+   */
+  private isCopy(record: TaskReminderRecord | undefined, id: string): boolean {
+    const hop = record?.reminder?.provenance?.hops.at(-1);
+    return record?.reminder?.id === id && hop?.taskId === this.key.taskId && hop.reminderId === id;
   }
 
   /** A copy's state as the sub-task reported it; reported on where it changed. */
@@ -429,13 +467,10 @@ export class ReminderForwarder implements ReminderForwarding {
   /**
    * R64: the copies' states as the sub-task lists them. A copy whose send
    * got no answer is adopted when the list shows it arrived: same id, last
-   * hop naming this task and its original.
+   * hop naming this task and its original. Says whether it adopted any.
    */
-  private async readCopies(): Promise<void> {
-    const open = [...this.copies.values()].filter((c) =>
-      c.state === undefined ? c.refusal === 'INTERNAL' : isLiveState(c.state),
-    );
-    if (open.length === 0) return;
+  private async readCopies(): Promise<boolean> {
+    if (![...this.copies.values()].some(mayBeLive)) return false;
     const listed: TaskReminderRecord[] = [];
     try {
       for await (const page of reminderPages(
@@ -448,21 +483,21 @@ export class ReminderForwarder implements ReminderForwarding {
     } catch {
       // The sub-task's agent is gone: the record keeps the last state learned.
     }
+    let adopted = false;
     for (const record of listed) {
       const state = stateOfProto[record.state];
       const id = record.reminder?.id;
       const copy = id === undefined ? undefined : this.copies.get(id);
       if (state === undefined || id === undefined || copy === undefined) continue;
       if (copy.state === undefined) {
-        const hop = record.reminder?.provenance?.hops.at(-1);
-        if (hop?.taskId !== this.key.taskId || hop.reminderId !== id) continue;
-        copy.state = state;
-        copy.refusal = undefined;
-        await this.report(id, { state });
+        if (!this.isCopy(record, id)) continue;
+        await this.adopt(copy, state);
+        adopted = true;
       } else {
         await this.learned(id, state);
       }
     }
+    return adopted;
   }
 
   /**
@@ -497,6 +532,14 @@ export class ReminderForwarder implements ReminderForwarding {
 }
 
 /**
+ * Whether a copy may be live in the sub-task: accepted and not final there,
+ * or of unknown state, its sends unanswered (R62), since one may have arrived.
+ */
+function mayBeLive(copy: Copy): boolean {
+  return copy.state === undefined ? isNoAnswer(copy.refusal) : isLiveState(copy.state);
+}
+
+/**
  * The record's list with `forward` in its entry's place (or last, if new),
  * at most {@link MAX_FORWARDS_PER_REMINDER} long: a new entry past it pushes
  * out the oldest that can change no more, else the oldest (R63).
@@ -512,7 +555,7 @@ function withForward(
   if (list.length <= MAX_FORWARDS_PER_REMINDER) return list;
   // A copy refused for good, or final; one that got no answer may still arrive (R62, R64).
   const ended = list.findIndex((f) =>
-    f.state === undefined ? f.refusal !== 'INTERNAL' : !isLiveState(f.state),
+    f.state === undefined ? !isNoAnswer(f.refusal) : !isLiveState(f.state),
   );
   list.splice(ended >= 0 && ended < list.length - 1 ? ended : 0, 1);
   return list;
@@ -547,4 +590,13 @@ function checkOptions(options: ForwardRemindersOptions): void {
       throw new RangeError(`${name} must be an integer from 10 to ${2 ** 31 - 1}, got ${value}`);
     }
   }
+}
+
+/**
+ * A refusal that says nothing of whether the copy arrived (R62, R68): no
+ * answer (INTERNAL) or the sub-agent's store unavailable (R69), which may
+ * have committed.
+ */
+function isNoAnswer(refusal: string | undefined): boolean {
+  return refusal === 'INTERNAL' || refusal === 'UNAVAILABLE';
 }

@@ -37,6 +37,53 @@ function clientOf(sub: Harness): ForwardingClient & { injects: number } {
   return client;
 }
 
+/** Rejects with the signal's reason once the forwarder's deadline for the call passes. */
+function deadline(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal === undefined) reject(new Error('the forwarder gave the call no deadline'));
+    else if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+/**
+ * The sub-task's client whose injects reach the sub-task but whose answers
+ * never come back: each waits out the forwarder's deadline, so the copy's
+ * state is unknown to it (R62: INTERNAL). With `late`, the request itself is
+ * held until `deliver()`, as one still in transit when the deadline passed.
+ */
+function unanswered(client: ReturnType<typeof clientOf>, options: { late?: boolean } = {}) {
+  const held: Array<() => Promise<unknown>> = [];
+  const lost = {
+    cancels: 0,
+    /** Fails the next cancels with no answer, before they reach the sub-task. */
+    cancelsLost: 0,
+    injectTaskReminder: async (
+      request: Parameters<ForwardingClient['injectTaskReminder']>[0],
+      call?: Parameters<ForwardingClient['injectTaskReminder']>[1],
+    ) => {
+      const arrive = () => client.injectTaskReminder(request);
+      if (options.late) held.push(arrive);
+      else await arrive();
+      return deadline(call?.signal);
+    },
+    cancelTaskReminder: (request: Parameters<ForwardingClient['cancelTaskReminder']>[0]) => {
+      lost.cancels += 1;
+      if (lost.cancelsLost > 0) {
+        lost.cancelsLost -= 1;
+        return Promise.reject(new Error('socket hang up'));
+      }
+      return client.cancelTaskReminder(request);
+    },
+    listTaskReminders: client.listTaskReminders,
+    /** The held injects reach the sub-task, in the order they were sent. */
+    async deliver() {
+      for (const arrive of held.splice(0)) await arrive();
+    },
+  };
+  return lost;
+}
+
 /** A running parent task and a running sub-task on another agent, the parent forwarding into it. */
 async function chain(
   options: {
@@ -568,5 +615,141 @@ describe('forwarding reminders into a sub-task', () => {
     const stored = (await h.list('t1')).reminders[0]?.reminder?.provenance?.hops[0];
     expect(stored).toEqual(hop);
     expect(stored?.$unknown).toBeUndefined();
+  });
+});
+
+describe('forwarding: copies of unknown state (R68)', () => {
+  /** The chain, forwarding through a client whose inject answers are lost. */
+  async function lostAnswers(
+    options: { late?: boolean; forward?: Partial<ForwardRemindersOptions> } = {},
+  ) {
+    const c = await chain();
+    const lost = unanswered(c.client, options);
+    const start = () =>
+      c.parent.service.forwardReminders(c.parent.requestContext(c.parentTask), c.parentBus.bus, {
+        client: lost,
+        taskId: 'sub',
+        callTimeoutMs: 10,
+        ...options.forward,
+      });
+    return { ...c, lost, start };
+  }
+
+  it('R68: cancelling the original cancels a copy whose inject timed out but arrived', async () => {
+    const c = await lostAnswers();
+    await c.parent.inject('parent', { id: 'ci', body: 'CI is red' });
+    const forwarding = c.start();
+    await forwarding.sync();
+    // The copy is in the sub-task; the forwarder never heard so.
+    expect((await recordOf(c.sub, 'sub', 'ci')).state).toBe(ReminderState.PENDING);
+    expect((await recordOf(c.parent, 'parent', 'ci')).forwards[0]?.refusal).toBe('INTERNAL');
+
+    await c.parent.cancel('parent', 'ci');
+    await forwarding.sync();
+    expect((await recordOf(c.sub, 'sub', 'ci')).state).toBe(ReminderState.CANCELLED);
+    expect((await recordOf(c.parent, 'parent', 'ci')).forwards[0]).toMatchObject({
+      taskId: 'sub',
+      reminderId: 'ci',
+      state: ReminderState.CANCELLED,
+      refusal: '',
+    });
+    expect(forwardEvents(c.parentBus.batches)).toEqual(['ci:INTERNAL', 'ci:CANCELLED']);
+    // Its turn in the sub-task surfaces nothing.
+    const turn = await c.sub.service.beginTurn(c.sub.requestContext(c.subTask), c.subBus.bus);
+    expect(turn.reminders).toEqual([]);
+    await forwarding.close();
+    expect(c.lost.cancels).toBe(1);
+  });
+
+  it('R68: a copy of unknown state is cancelled when a reminder the filter keeps back displaces its original', async () => {
+    const c = await lostAnswers({ forward: { filter: (r) => r.source !== 'noisy' } });
+    await c.parent.inject('parent', { id: 'ci-1', body: 'CI is red', dedupeKey: 'ci' });
+    const forwarding = c.start();
+    await forwarding.sync();
+    await c.parent.inject('parent', {
+      id: 'ci-2',
+      body: 'CI is red',
+      dedupeKey: 'ci',
+      source: 'noisy',
+    });
+    await forwarding.sync();
+    expect((await recordOf(c.parent, 'parent', 'ci-1')).state).toBe(ReminderState.DISPLACED);
+    expect((await c.sub.list('sub')).reminders.map((r) => [r.reminder?.id, r.state])).toEqual([
+      ['ci-1', ReminderState.CANCELLED],
+    ]);
+    expect((await recordOf(c.parent, 'parent', 'ci-1')).forwards[0]).toMatchObject({
+      state: ReminderState.CANCELLED,
+      refusal: '',
+    });
+    expect(forwardEvents(c.parentBus.batches)).toEqual(['ci-1:INTERNAL', 'ci-1:CANCELLED']);
+    await forwarding.close();
+  });
+
+  it('R68: a cancel of a copy of unknown state that got no answer is tried again by itself', async () => {
+    const c = await lostAnswers({ forward: { syncIntervalMs: 10 } });
+    await c.parent.inject('parent', { id: 'ci', body: 'CI is red' });
+    const forwarding = c.start();
+    await forwarding.sync();
+    c.lost.cancelsLost = 1;
+    await c.parent.cancel('parent', 'ci');
+    // The cancel's wake, then the retry wake alone: no sync of the test's.
+    await vi.waitFor(async () => {
+      expect((await recordOf(c.sub, 'sub', 'ci')).state).toBe(ReminderState.CANCELLED);
+      expect((await recordOf(c.parent, 'parent', 'ci')).forwards[0]?.state).toBe(
+        ReminderState.CANCELLED,
+      );
+    }, WAIT);
+    expect(c.lost.cancels).toBe(2);
+    await forwarding.close();
+  });
+
+  it('R68: REMINDER_NOT_FOUND settles a copy that had not arrived; close cancels it once the list shows it did', async () => {
+    const c = await lostAnswers({ late: true });
+    await c.parent.inject('parent', { id: 'ci', body: 'CI is red' });
+    const forwarding = c.start();
+    await forwarding.sync();
+    await c.parent.cancel('parent', 'ci');
+    await forwarding.sync();
+    // The cancel found no copy: settled, not asked again however often the forwarding syncs.
+    await forwarding.sync();
+    expect(c.lost.cancels).toBe(1);
+    expect((await c.sub.list('sub')).reminders).toEqual([]);
+    expect((await recordOf(c.parent, 'parent', 'ci')).forwards[0]?.refusal).toBe('INTERNAL');
+
+    // The copy was in transit: it arrives after that cancel, live in the sub-task.
+    await c.lost.deliver();
+    expect((await recordOf(c.sub, 'sub', 'ci')).state).toBe(ReminderState.PENDING);
+    // Close adopts it from the list, then cancels it, since its original is cancelled.
+    await forwarding.close();
+    expect(c.lost.cancels).toBe(2);
+    expect((await recordOf(c.sub, 'sub', 'ci')).state).toBe(ReminderState.CANCELLED);
+    expect((await recordOf(c.parent, 'parent', 'ci')).forwards[0]).toMatchObject({
+      state: ReminderState.CANCELLED,
+      refusal: '',
+    });
+    expect(forwardEvents(c.parentBus.batches)).toEqual([
+      'ci:INTERNAL',
+      'ci:PENDING',
+      'ci:CANCELLED',
+    ]);
+  });
+
+  it('R68, R63: a copy of unknown state whose original expired is left to its own ttl, like any copy', async () => {
+    const c = await lostAnswers();
+    await c.parent.inject('parent', { id: 'ci', body: 'CI is red', ttlTurns: 1 });
+    const forwarding = c.start();
+    await forwarding.sync();
+    const parentTurn = () =>
+      c.parent.service.beginTurn(c.parent.requestContext(c.parentTask), c.parentBus.bus);
+    await parentTurn();
+    await parentTurn();
+    expect((await recordOf(c.parent, 'parent', 'ci')).state).toBe(ReminderState.EXPIRED);
+    await forwarding.close();
+    expect(c.lost.cancels).toBe(0);
+    expect((await recordOf(c.sub, 'sub', 'ci')).state).toBe(ReminderState.PENDING);
+    // Close adopts it from the list: the entry shows it arrived.
+    expect((await recordOf(c.parent, 'parent', 'ci')).forwards[0]?.state).toBe(
+      ReminderState.PENDING,
+    );
   });
 });

@@ -44,7 +44,9 @@ describe('codeOfRestError (bodies without ErrorInfo)', () => {
     [401, undefined, 'UNAUTHENTICATED'],
     [429, 'RESOURCE_EXHAUSTED', 'INTERNAL'],
     [500, 'INTERNAL', 'INTERNAL'],
-    [503, 'UNAVAILABLE', 'INTERNAL'],
+    // R69: an outage means the same from any server or proxy.
+    [503, 'UNAVAILABLE', 'UNAVAILABLE'],
+    [502, 'UNAVAILABLE', 'INTERNAL'],
   ] as const)('%i %s is %s', (status, name, expectedCode) => {
     expect(codeOfRestError(status, name)).toBe(expectedCode);
   });
@@ -63,8 +65,9 @@ describe('codeOfGrpcStatus (statuses without details)', () => {
     expect(codeOfGrpcStatus(RpcCode.RESOURCE_EXHAUSTED)).toBe('REMINDER_QUOTA_EXCEEDED');
   });
 
-  it('treats a status outside the table as INTERNAL', () => {
-    expect(codeOfGrpcStatus(RpcCode.UNAVAILABLE)).toBe('INTERNAL');
+  it('reads UNAVAILABLE as an outage (R69), a status outside the table as INTERNAL', () => {
+    expect(codeOfGrpcStatus(RpcCode.UNAVAILABLE)).toBe('UNAVAILABLE');
+    expect(codeOfGrpcStatus(RpcCode.DATA_LOSS)).toBe('INTERNAL');
     expect(codeOfGrpcStatus(RpcCode.UNKNOWN)).toBe('INTERNAL');
   });
 });

@@ -113,6 +113,7 @@ export const reminderErrorWire = {
     http: 401,
   },
   UNIMPLEMENTED: { jsonRpc: -32601, jsonRpcHttp: 200, grpc: RpcCode.UNIMPLEMENTED, http: 501 },
+  UNAVAILABLE: { jsonRpc: -32000, jsonRpcHttp: 503, grpc: RpcCode.UNAVAILABLE, http: 503 },
   INTERNAL: { jsonRpc: -32603, jsonRpcHttp: 500, grpc: RpcCode.INTERNAL, http: 500 },
 } as const satisfies Record<ReminderErrorCode, ReminderErrorWire>;
 
@@ -125,6 +126,18 @@ export function rpcCodeName(code: RpcCodeNumber): RpcCodeName;
 export function rpcCodeName(code: number): RpcCodeName | undefined;
 export function rpcCodeName(code: number): RpcCodeName | undefined {
   return rpcCodeNames.get(code);
+}
+
+/**
+ * R69: the `Retry-After` (seconds) of an UNAVAILABLE answer on both HTTP
+ * bindings. Short: a store that lost a connection usually has a new one at
+ * the next call, and a restart or failover takes seconds.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** The `Retry-After` header value an error's HTTP answer carries, if any (R69). */
+export function retryAfterOf(code: ReminderErrorCode): string | undefined {
+  return code === 'UNAVAILABLE' ? String(UNAVAILABLE_RETRY_AFTER_SECONDS) : undefined;
 }
 
 /** JSON-RPC 2.0's own error codes (§5.1), which the JSON-RPC binding answers before dispatch. */
@@ -187,6 +200,7 @@ const restInferable: readonly ReminderErrorCode[] = [
   'TASK_TERMINAL',
   'UNAUTHENTICATED',
   'UNIMPLEMENTED',
+  'UNAVAILABLE',
   'INTERNAL',
 ];
 

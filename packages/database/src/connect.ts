@@ -1,4 +1,4 @@
-import type { Dialect, LogConfig, SqliteDatabase } from 'kysely';
+import type { Dialect, LogConfig, PostgresPool, PostgresPoolClient, SqliteDatabase } from 'kysely';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { ReminderDialect } from './dialect.js';
 
@@ -26,10 +26,25 @@ export interface OpenDatabaseOptions {
   /** Kysely's query log (e.g. to count the statements an operation issues). */
   readonly log?: LogConfig;
   /**
-   * PostgreSQL: told when the server closes an idle pooled connection (the
-   * pool replaces it). Default: a line on `console.error`.
+   * PostgreSQL: told when a pooled connection fails, idle or in use (a
+   * restart, failover, `pg_terminate_backend`, a proxy); the pool discards
+   * it and the next checkout opens a new one. Default: a line on
+   * `console.error`.
    */
   readonly onIdleConnectionError?: (error: Error) => void;
+  /**
+   * PostgreSQL: the server's `statement_timeout` for every statement, in ms
+   * (default 10 000). Each statement also has a deadline in this process,
+   * `statementTimeoutMs` and half as much again (at most 2 000 more), after which its connection is closed and
+   * the call fails (R70): the server's timeout cannot fire over a
+   * connection that stopped answering (half-open), this deadline can.
+   */
+  readonly statementTimeoutMs?: number;
+  /**
+   * PostgreSQL: `application_name` of the connections, which
+   * `pg_stat_activity` shows (default `a2a-reminders`).
+   */
+  readonly applicationName?: string;
 }
 
 /** A database URL this package opens: `sqlite:<file>`, `postgres://…` or `postgresql://…`. */
@@ -86,21 +101,107 @@ async function postgresDialect(url: string, options: OpenDatabaseOptions): Promi
   if (options.schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(options.schema)) {
     throw new Error(`schema must be a plain lower-case identifier, got "${options.schema}"`);
   }
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  if (!Number.isSafeInteger(statementTimeoutMs) || statementTimeoutMs < 1) {
+    throw new RangeError(
+      `statementTimeoutMs must be a positive whole number, not ${statementTimeoutMs}`,
+    );
+  }
+  const deadlineMs =
+    statementTimeoutMs + Math.min(DEADLINE_SLACK_MS, Math.ceil(statementTimeoutMs / 2));
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 10_000,
+    // R70: a server that does not answer a new connection in time is down.
+    connectionTimeoutMillis: Math.min(deadlineMs, 10_000),
+    // TCP keepalive from 10 s on keeps idle connections through NATs and
+    // proxies and lets the kernel find a peer that went away without a reset.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    statement_timeout: statementTimeoutMs,
+    // A transaction whose client stopped answering holds its task's row
+    // lock (R19) until the server ends it: this ends it.
+    idle_in_transaction_session_timeout: deadlineMs,
+    application_name: options.applicationName ?? 'a2a-reminders',
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   });
-  // An idle pooled connection the server closes (a restart, failover,
-  // idle_session_timeout, a proxy) is reported on the pool; with no listener
-  // that event would kill the process. pg drops the client and the next
-  // checkout opens a new one, so reporting it is all there is to do.
-  pool.on('error', (error) => {
+  const report = (error: Error) => {
     if (options.onIdleConnectionError !== undefined) return options.onIdleConnectionError(error);
-    console.error('task reminders: an idle database connection failed; it is replaced', error);
+    console.error(`task reminders: a database connection failed; it is replaced: ${error.message}`);
+  };
+  // R70: pg-pool listens for errors only on idle clients and Kysely on none,
+  // so a connection that fails while checked out (a backend terminated
+  // mid-transaction) would raise an unhandled 'error' and end the process.
+  // Every client gets a listener for its whole life; its query in flight
+  // fails, and the pool discards the client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', report);
   });
-  return new PostgresDialect({ pool });
+  // pg-pool re-emits an idle client's error on the pool, which the client's
+  // own listener has reported already; without a listener it would throw.
+  pool.on('error', () => {});
+  return new PostgresDialect({ pool: deadlinePool(pool, deadlineMs) });
+}
+
+/** The server's statement timeout by default, in ms (R70). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+/** Most extra time past the server's timeout a statement gets here before its connection is closed. */
+const DEADLINE_SLACK_MS = 2_000;
+
+type PgPool = import('pg').Pool;
+type PgPoolClient = import('pg').PoolClient;
+
+/**
+ * The pool as Kysely sees it, each statement under a deadline (R70). A
+ * statement that has not answered by then fails the call with an error the
+ * store reports as UNAVAILABLE (R69), and its connection is closed and
+ * discarded: the statement may still be queued on a half-open socket, and
+ * pg cannot take another statement on that connection until it answers.
+ */
+function deadlinePool(pool: PgPool, deadlineMs: number): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      const query = (...args: unknown[]): unknown => {
+        const run = (client.query as (...a: unknown[]) => unknown)(...args);
+        // A cursor (Kysely's streaming) is not a promise; it keeps pg's own behaviour.
+        if (!(run instanceof Promise)) return run;
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => {
+            broken = new Error(
+              `database statement deadline of ${deadlineMs} ms passed; its connection was closed`,
+            );
+            reject(broken);
+            destroySocket(client);
+          }, deadlineMs);
+          run.then(
+            (result) => {
+              clearTimeout(timer);
+              resolve(result);
+            },
+            (error: unknown) => {
+              clearTimeout(timer);
+              reject(error);
+            },
+          );
+        });
+      };
+      return {
+        query: query as PostgresPoolClient['query'],
+        // A broken connection is destroyed, never handed to the next caller.
+        release: () => client.release(broken),
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+/** Closes a client's socket at once: `end()` would wait on a connection that no longer answers. */
+function destroySocket(client: PgPoolClient): void {
+  const connection = (client as unknown as { connection?: { stream?: { destroy(): void } } })
+    .connection;
+  connection?.stream?.destroy();
 }
 
 async function sqliteDialect(file: string, options: OpenDatabaseOptions): Promise<Dialect> {

@@ -20,6 +20,7 @@ import { endMarkOfRow, int, reminderOfRow } from './rows.js';
 import type { ReminderDatabase, ReminderRow } from './schema.js';
 import { REMINDER_EVENTS_TABLE, REMINDER_TASKS_TABLE, REMINDERS_TABLE } from './schema.js';
 import { SqlReminderTransaction } from './sql-transaction.js';
+import { isDeadline, rethrowStoreFailure, withStoreRetry } from './store-errors.js';
 import { inImmediateTransaction, inTaskTransaction } from './task-lock.js';
 
 /** Most ended tasks one sweep transaction deletes; a sweep runs batches until none is left. */
@@ -53,31 +54,39 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
   private readonly queues = new Map<string, Promise<void>>();
   /** R52, R54: each task's committed event batches, for replicas (see PostgresChangeSignal). */
   readonly eventLog: ReminderEventLog = {
-    lastSeq: async (key) => {
-      const row = await this.db
-        .selectFrom(REMINDER_TASKS_TABLE)
-        .select('last_event_seq')
-        .where('tenant', '=', key.tenant)
-        .where('owner', '=', key.owner)
-        .where('task_id', '=', key.taskId)
-        .executeTakeFirst();
-      return row === undefined ? 0 : int(row.last_event_seq);
-    },
-    after: async (key, afterSeq, limit): Promise<readonly LoggedEventBatch[]> => {
-      const rows = await this.db
-        .selectFrom(`${REMINDER_EVENTS_TABLE} as e`)
-        .innerJoin(`${REMINDER_TASKS_TABLE} as t`, 't.task_key', 'e.task_key')
-        .select(['e.seq', 'e.batch'])
-        .where('t.tenant', '=', key.tenant)
-        .where('t.owner', '=', key.owner)
-        .where('t.task_id', '=', key.taskId)
-        .where('e.seq', '>', afterSeq)
-        .orderBy('e.seq')
-        .limit(limit)
-        .execute();
-      return rows.map((r) => ({ seq: int(r.seq), batch: new Uint8Array(r.batch) }));
-    },
+    lastSeq: (key) => this.reading(() => this.lastEventSeq(key)),
+    after: (key, afterSeq, limit) => this.reading(() => this.eventsAfter(key, afterSeq, limit)),
   };
+
+  private async lastEventSeq(key: ReminderStoreKey): Promise<number> {
+    const row = await this.db
+      .selectFrom(REMINDER_TASKS_TABLE)
+      .select('last_event_seq')
+      .where('tenant', '=', key.tenant)
+      .where('owner', '=', key.owner)
+      .where('task_id', '=', key.taskId)
+      .executeTakeFirst();
+    return row === undefined ? 0 : int(row.last_event_seq);
+  }
+
+  private async eventsAfter(
+    key: ReminderStoreKey,
+    afterSeq: number,
+    limit: number,
+  ): Promise<readonly LoggedEventBatch[]> {
+    const rows = await this.db
+      .selectFrom(`${REMINDER_EVENTS_TABLE} as e`)
+      .innerJoin(`${REMINDER_TASKS_TABLE} as t`, 't.task_key', 'e.task_key')
+      .select(['e.seq', 'e.batch'])
+      .where('t.tenant', '=', key.tenant)
+      .where('t.owner', '=', key.owner)
+      .where('t.task_id', '=', key.taskId)
+      .where('e.seq', '>', afterSeq)
+      .orderBy('e.seq')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ seq: int(r.seq), batch: new Uint8Array(r.batch) }));
+  }
 
   constructor(db: Kysely<DB>) {
     // The store names its own tables at run time; the caller may type the
@@ -95,13 +104,21 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
     // a burst on one task waiting for that lock with pooled connections
     // would leave none for other tasks (and time out in the pool's queue).
     const k = storeKeyString(key);
-    const run = (this.queues.get(k) ?? Promise.resolve()).then(() =>
-      inTaskTransaction(this.db, this.dialect, key, async (q, row) => {
+    // R69: retried only while nothing can have committed, i.e. before the
+    // body's last write returned; a failure at commit is left to the caller.
+    let committing = false;
+    const once = () => {
+      committing = false;
+      return inTaskTransaction(this.db, this.dialect, key, async (q, row) => {
         const tx = new SqlReminderTransaction(q, this.dialect, row);
         const result = await mutate(tx);
         await tx.finish();
+        committing = true;
         return result;
-      }),
+      });
+    };
+    const run = (this.queues.get(k) ?? Promise.resolve()).then(() =>
+      withStoreRetry(once, (error) => this.retryable(error) && !committing),
     );
     const settled = run.then(
       () => {},
@@ -115,7 +132,25 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
     }
   }
 
-  async read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {
+  /**
+   * R69: a failure for the store's sake is retried on PostgreSQL, where the
+   * next pooled connection is usually a live one; SQLite already waited out
+   * its busy timeout, and a full or read-only file stays so.
+   */
+  private retryable(error: unknown): boolean {
+    return this.dialect === 'postgres' && !isDeadline(error);
+  }
+
+  /** A read, retried as {@link retryable} says, its store failures UNAVAILABLE (R69). */
+  private reading<T>(read: () => Promise<T>): Promise<T> {
+    return withStoreRetry(read, (error) => this.retryable(error));
+  }
+
+  read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {
+    return this.reading(() => this.readOnce(key));
+  }
+
+  private async readOnce(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {
     // One statement: the task row and all its records from one snapshot.
     const rows = await this.joined(key, sql``, undefined);
     const first = rows[0];
@@ -127,7 +162,14 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
     };
   }
 
-  async page(key: ReminderStoreKey, query: ReminderPageQuery): Promise<ReminderPage | undefined> {
+  page(key: ReminderStoreKey, query: ReminderPageQuery): Promise<ReminderPage | undefined> {
+    return this.reading(() => this.pageOnce(key, query));
+  }
+
+  private async pageOnce(
+    key: ReminderStoreKey,
+    query: ReminderPageQuery,
+  ): Promise<ReminderPage | undefined> {
     const live = query.liveOnly ? sql` and r.state in ${sql.raw(LIVE_STATES_SQL)}` : sql``;
     const filter = sql` and r.seq > ${query.afterSeq}${live}`;
     // limit + 1 rows tell whether another page follows.
@@ -143,7 +185,11 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
     };
   }
 
-  async sweep(nowMs: number): Promise<number> {
+  sweep(nowMs: number): Promise<number> {
+    return this.sweepOnce(nowMs).catch(rethrowStoreFailure);
+  }
+
+  private async sweepOnce(nowMs: number): Promise<number> {
     // R54: batches past the log's retention, whatever their task's state.
     await this.db
       .deleteFrom(REMINDER_EVENTS_TABLE)

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type {
   AgentExecutor,
+  ExecutionEventBus,
   OwnerResolver,
   RequestContext,
   ServerCallContext,
@@ -44,6 +45,29 @@ export interface TaskLeaseKeeperOptions {
   readonly contextOf?: (key: ReminderStoreKey) => ServerCallContext;
   /** The SDK `DatabaseTaskStore`'s table (default `tasks`), read to drop handed-over leases. */
   readonly taskTable?: string;
+  /**
+   * R71: how long before its lease could expire a replica stops acting as
+   * the owner of a task whose lease it could not renew (default
+   * `reapIntervalMs`). Its executions are fenced at `leaseMs -
+   * fenceMarginMs` after the start of the last heartbeat that renewed them.
+   */
+  readonly fenceMarginMs?: number;
+  /**
+   * R72: how long after an execution returned its handed-over lease is
+   * renewed while the task is still stored SUBMITTED or WORKING (its last
+   * status not saved), in ms (default `leaseMs`). Then the lease is left to
+   * expire, and a reaper ends the task FAILED with `unsavedReason`.
+   */
+  readonly handOverGraceMs?: number;
+  /** The FAILED status message of a task whose execution returned but whose last status was never stored (R72). */
+  readonly unsavedReason?: string;
+  /**
+   * Called when this replica stops owning a task it runs (R71): its lease
+   * was not renewed in time or another replica took it. The execution's
+   * events are dropped from then on; stop its work here (e.g. abort the
+   * agent's loop).
+   */
+  readonly onLeaseLost?: (key: ReminderStoreKey) => void;
   /** Called for each task this replica ended after its lease expired. */
   readonly onTaskEnded?: (key: ReminderStoreKey) => void;
   /** Failures of the timer's work, which has no caller to throw to (default `console.error`). */
@@ -55,7 +79,29 @@ interface HeldLease {
   readonly key: ReminderStoreKey;
   readonly id: string;
   executions: number;
+  /** `performance.now()` at the start of the last statement that extended this lease (R71). */
+  renewedAt: number;
+  /** Set once this replica stopped owning the task (R71); the executions' events are dropped. */
+  lost: boolean;
 }
+
+/** A lease an execution handed over when it returned (R72), until its task's last status is stored. */
+interface HandedOverLease {
+  readonly key: ReminderStoreKey;
+  /** `performance.now()` when it was handed over. */
+  readonly at: number;
+}
+
+/** Where this replica stands with a task, for its saves (R71). */
+export type LeaseStanding = 'running' | 'returned' | 'lost' | 'none';
+
+/** The FAILED reason of a task whose last status was never stored (R72), by default. */
+export const UNSAVED_REASON =
+  "The task's execution ended, but its last status could not be stored (the database was " +
+  'unavailable), so it was ended as FAILED. Send the task again to run it afresh.';
+
+/** How long a lost lease is remembered, in leases, so late saves of its execution are refused (R71). */
+const LOST_MEMORY_LEASES = 30;
 
 /**
  * Task leases for the replicas of a worker on one PostgreSQL database (R53).
@@ -113,6 +159,21 @@ export class TaskLeaseKeeper {
   private reaping: Promise<void> | undefined;
   /** Releases under way, so closing waits for them before the caller closes the database. */
   private readonly releasing = new Set<Promise<void>>();
+  private readonly fenceMarginMs: number;
+  private readonly handOverGraceMs: number;
+  /** R72: handed-over leases of this replica, by key id. */
+  private readonly handedOver = new Map<string, HandedOverLease>();
+  /** R71: tasks this replica stopped owning, by key id, with when (`performance.now()`). */
+  private readonly lostAt = new Map<string, number>();
+  /** Executions running under this keeper, so a clean stop can wait for them. */
+  private readonly running = new Set<Promise<void>>();
+  /**
+   * A name an abandoned hand-over is moved to (R72): no heartbeat renews it,
+   * so the lease expires and a reaper ends the task with `unsavedReason`.
+   */
+  private readonly unsaved: string;
+  /** R71: a fenced execution's lease is moved to this name, which expires at once. */
+  private readonly fenced: string;
 
   constructor(options: TaskLeaseKeeperOptions) {
     this.options = options;
@@ -134,6 +195,15 @@ export class TaskLeaseKeeper {
     this.holder = `${options.replicaId}#${randomUUID().slice(0, 8)}`;
     this.claimant = `${this.holder} (reaping)`;
     this.returned = `${this.holder} (returned)`;
+    this.unsaved = `${this.holder} (unsaved)`;
+    this.fenced = `${this.holder} (fenced)`;
+    this.fenceMarginMs = options.fenceMarginMs ?? this.reapIntervalMs;
+    if (!(this.fenceMarginMs >= 0 && this.fenceMarginMs < this.leaseMs)) {
+      throw new RangeError(
+        `fenceMarginMs (${this.fenceMarginMs}) must be at least 0 and less than leaseMs (${this.leaseMs})`,
+      );
+    }
+    this.handOverGraceMs = options.handOverGraceMs ?? this.leaseMs;
   }
 
   /**
@@ -145,13 +215,26 @@ export class TaskLeaseKeeper {
    */
   wrapExecutor(executor: AgentExecutor): AgentExecutor {
     return {
-      execute: async (requestContext, eventBus) => {
-        const lease = await this.hold(this.keyOf(requestContext));
-        try {
-          await executor.execute(requestContext, eventBus);
-        } finally {
-          await this.letGo(lease);
-        }
+      execute: (requestContext, eventBus) => {
+        const run = (async () => {
+          const lease = await this.hold(this.keyOf(requestContext));
+          try {
+            // R71: once the lease is lost, nothing this execution publishes goes out.
+            await executor.execute(
+              requestContext,
+              fencedBus(eventBus, () => lease.lost),
+            );
+          } finally {
+            await this.letGo(lease);
+          }
+        })();
+        const tracked = run.then(
+          () => {},
+          () => {},
+        );
+        this.running.add(tracked);
+        void tracked.then(() => this.running.delete(tracked));
+        return run;
       },
       cancelTask: (taskId, eventBus) => executor.cancelTask(taskId, eventBus),
     };
@@ -183,6 +266,79 @@ export class TaskLeaseKeeper {
     await Promise.allSettled([this.heartbeating, this.reaping, ...this.releasing]);
   }
 
+  /**
+   * R73, a clean stop: waits for every execution under this keeper to
+   * return and hand its lease over, then until the SDK has stored each such
+   * task's last status and its lease is dropped, for at most `maxMs`. A lease
+   * still there then is left to expire, so a reaper ends its task (R53, R72).
+   * Call it after cancelling the executions and before {@link close}.
+   */
+  async drain(maxMs = 10_000): Promise<void> {
+    const deadline = performance.now() + maxMs;
+    const until = (ms: number) =>
+      new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)).unref());
+    while (this.running.size > 0 && performance.now() < deadline) {
+      await Promise.race([
+        Promise.allSettled([...this.running]),
+        until(deadline - performance.now()),
+      ]);
+    }
+    await Promise.allSettled([...this.releasing]);
+    while (this.handedOver.size > 0 && performance.now() < deadline) {
+      try {
+        await this.settleHandOvers();
+      } catch (error) {
+        this.onError(error);
+      }
+      if (this.handedOver.size > 0) await until(Math.min(50, deadline - performance.now()));
+    }
+  }
+
+  /**
+   * Where this replica stands with a task (R71): `running` while one of its
+   * executions holds the lease, `returned` while a handed-over lease waits
+   * for the task's last status, `lost` once it stopped owning the task, and
+   * `none` for a task it does not run.
+   */
+  standing(key: ReminderStoreKey): LeaseStanding {
+    const id = idOf(key);
+    const lease = this.held.get(id);
+    if (lease !== undefined) {
+      if (!lease.lost && this.overdue(lease)) this.lose(lease, 'its lease was not renewed in time');
+      return lease.lost ? 'lost' : 'running';
+    }
+    if (this.handedOver.has(id)) return 'returned';
+    return this.lostAt.has(id) ? 'lost' : 'none';
+  }
+
+  /** The lease names a save of a task in this `standing` may be made under (R71). */
+  holdersFor(standing: 'running' | 'returned'): string[] {
+    return standing === 'running' ? [this.holder] : [this.returned];
+  }
+
+  /**
+   * Records that this replica no longer owns the task (R71), e.g. when a
+   * save found its lease gone; its executions are stopped.
+   */
+  markLost(key: ReminderStoreKey, why: string): void {
+    const id = idOf(key);
+    const lease = this.held.get(id);
+    if (lease !== undefined) this.lose(lease, why);
+    else if (this.handedOver.delete(id)) this.lostAt.set(id, performance.now());
+  }
+
+  /**
+   * The replica whose running execution holds a live lease on the task, if
+   * it is another one than this (R74): a follow-up message for the task must
+   * go there. A returned execution's lease, a reaper's claim or an expired
+   * lease names no running execution.
+   */
+  async runningElsewhere(key: ReminderStoreKey): Promise<string | undefined> {
+    const holder = await this.leases.liveHolder(key);
+    if (holder === undefined || holder === this.holder || holder.endsWith(')')) return undefined;
+    return holder;
+  }
+
   private keyOf(requestContext: RequestContext): ReminderStoreKey {
     const context = requestContext.context;
     // Scoped as the SDK's stores and the reminder service scope the task.
@@ -195,13 +351,23 @@ export class TaskLeaseKeeper {
 
   private async hold(key: ReminderStoreKey): Promise<HeldLease> {
     const id = idOf(key);
-    const lease = this.held.get(id) ?? { key, id, executions: 0 };
+    const existing = this.held.get(id);
+    const lease =
+      existing !== undefined && !existing.lost
+        ? existing
+        : { key, id, executions: 0, renewedAt: performance.now(), lost: false };
     // Counted before the acquire is awaited, so a previous execution's
     // hand-over, queued behind it or not, sees this one running.
     lease.executions += 1;
     this.held.set(id, lease);
+    this.handedOver.delete(id);
+    this.lostAt.delete(id);
     try {
-      await this.step(id, () => this.leases.acquire(key, this.holder, this.leaseMs));
+      await this.step(id, async () => {
+        const started = performance.now();
+        await this.leases.acquire(key, this.holder, this.leaseMs);
+        lease.renewedAt = Math.max(lease.renewedAt, started);
+      });
     } catch (error) {
       lease.executions -= 1;
       if (lease.executions === 0 && this.held.get(id) === lease) this.held.delete(id);
@@ -235,6 +401,12 @@ export class TaskLeaseKeeper {
     // status is stored. Skipped if another execution started meanwhile.
     const release = this.step(lease.id, async () => {
       if (lease.executions > 0) return;
+      if (lease.lost) {
+        // R71: not ours any more; late saves of its execution stay refused.
+        this.lostAt.set(lease.id, performance.now());
+        return;
+      }
+      this.handedOver.set(lease.id, { key: lease.key, at: performance.now() });
       await this.leases.handOver(lease.key, this.holder, this.returned, this.leaseMs);
     });
     const settled = release.catch((error) => {
@@ -273,28 +445,80 @@ export class TaskLeaseKeeper {
   }
 
   private async heartbeat(): Promise<void> {
+    // R71: leases this replica could not renew in time are fenced before
+    // they can expire, whether or not this heartbeat gets through.
+    this.fenceOverdue();
     // Leases acquired while the renew runs are not in it; only these are checked.
     const before = [...this.held.values()];
+    const started = performance.now();
     const renewed = new Set((await this.leases.renew(this.holder, this.leaseMs)).map(idOf));
-    await this.leases.settleHandedOver(
+    for (const lease of before) {
+      if (this.held.get(lease.id) !== lease || lease.lost) continue;
+      if (renewed.has(lease.id)) lease.renewedAt = Math.max(lease.renewedAt, started);
+      else this.lose(lease, 'another replica ended the task or took it over');
+    }
+    await this.settleHandOvers();
+  }
+
+  /**
+   * R53, R72: drops handed-over leases whose task is stored in its last
+   * state, renews the others, and moves those past the grace to a name no
+   * heartbeat renews, so they expire and a reaper ends their tasks.
+   */
+  private async settleHandOvers(): Promise<void> {
+    const now = performance.now();
+    for (const [id, lease] of this.handedOver) {
+      if (now - lease.at <= this.handOverGraceMs) continue;
+      this.handedOver.delete(id);
+      this.lostAt.set(id, now);
+      await this.leases.handOver(lease.key, this.returned, this.unsaved, this.leaseMs);
+    }
+    const kept = await this.leases.settleHandedOver(
       this.returned,
       this.leaseMs,
       this.options.taskTable ?? 'tasks',
     );
-    for (const lease of before) {
-      if (renewed.has(lease.id) || this.held.get(lease.id) !== lease) continue;
-      this.held.delete(lease.id);
-      const { tenant, owner, taskId } = lease.key;
-      this.onError(
-        new Error(
-          `task lease lost: replica ${this.holder} no longer holds the lease of task ` +
-            `${taskId} (tenant ${JSON.stringify(tenant)}, owner ${JSON.stringify(owner)}). ` +
-            'It missed its heartbeats for longer than the lease, so another replica may have ' +
-            'ended the task FAILED (R53), or a newer execution of the task took it over; ' +
-            'the execution here is not stopped.',
-        ),
-      );
+    const keptIds = new Set(kept.map(idOf));
+    for (const id of this.handedOver.keys()) if (!keptIds.has(id)) this.handedOver.delete(id);
+    for (const [id, at] of this.lostAt) {
+      if (now - at > LOST_MEMORY_LEASES * this.leaseMs) this.lostAt.delete(id);
     }
+  }
+
+  private overdue(lease: HeldLease): boolean {
+    return performance.now() - lease.renewedAt > this.leaseMs - this.fenceMarginMs;
+  }
+
+  private fenceOverdue(): void {
+    for (const lease of this.held.values()) {
+      if (!lease.lost && this.overdue(lease)) this.lose(lease, 'its lease was not renewed in time');
+    }
+  }
+
+  /** R71: this replica stops acting as the task's owner. */
+  private lose(lease: HeldLease, why: string): void {
+    lease.lost = true;
+    this.lostAt.set(lease.id, performance.now());
+    const { tenant, owner, taskId } = lease.key;
+    this.onError(
+      new Error(
+        `task lease lost: replica ${this.holder} stopped running task ${taskId} ` +
+          `(tenant ${JSON.stringify(tenant)}, owner ${JSON.stringify(owner)}): ${why}. ` +
+          'Its execution here is stopped and its writes are refused (R71); another replica ' +
+          'ends the task (R53) unless a newer execution took it over.',
+      ),
+    );
+    try {
+      this.options.onLeaseLost?.(lease.key);
+    } catch (error) {
+      this.onError(error);
+    }
+    // If the row is still this replica's (its heartbeats were only late), it
+    // goes to a name no heartbeat renews and expires at once, so a reaper
+    // ends the task now rather than a lease outliving its execution.
+    void this.step(lease.id, () =>
+      this.leases.handOver(lease.key, this.holder, this.fenced, 1),
+    ).catch((error: unknown) => this.onError(error));
   }
 
   private async reap(): Promise<void> {
@@ -310,7 +534,10 @@ export class TaskLeaseKeeper {
           ended = await endAbandonedTask(key, {
             taskStore: this.options.taskStore,
             reminders: this.options.reminders,
-            reason: this.options.reason,
+            // R72: a hand-over that outlived its grace: the last status never got stored.
+            reason: isHandOverName(lease.holder)
+              ? (this.options.unsavedReason ?? UNSAVED_REASON)
+              : this.options.reason,
             ...(this.options.contextOf === undefined ? {} : { contextOf: this.options.contextOf }),
           });
           // Only once the task is ended: a claim left behind expires and is retried.
@@ -344,4 +571,29 @@ export class TaskLeaseKeeper {
 /** One string per key, for the map of held leases. */
 function idOf(key: ReminderStoreKey): string {
   return JSON.stringify([key.tenant, key.owner, key.taskId]);
+}
+
+/** Whether a lease holder name is an execution's hand-over (R53, R72), not a running execution. */
+function isHandOverName(holder: string): boolean {
+  return holder.endsWith(' (returned)') || holder.endsWith(' (unsaved)');
+}
+
+/**
+ * The execution's event bus, with publishing cut off once `lost()` says the
+ * replica stopped owning the task (R71): the execution may take a moment to
+ * stop, and nothing it publishes meanwhile may reach the task's streams or
+ * store.
+ */
+function fencedBus(bus: ExecutionEventBus, lost: () => boolean): ExecutionEventBus {
+  return new Proxy(bus, {
+    get(target, property, receiver) {
+      if (property === 'publish') {
+        return (event: Parameters<ExecutionEventBus['publish']>[0]) => {
+          if (!lost()) target.publish(event);
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

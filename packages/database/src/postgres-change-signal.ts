@@ -17,6 +17,9 @@ export interface PostgresChangeSignalOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+/** `application_name` of the LISTEN connection, as `pg_stat_activity` shows it. */
+export const LISTEN_APPLICATION_NAME = 'a2a-reminders listen';
+
 /**
  * R52, R54: a {@link ReminderChangeSignal} on PostgreSQL's own LISTEN/NOTIFY,
  * on the database the replicas share. Every reminder transaction that
@@ -57,6 +60,7 @@ export class PostgresChangeSignal implements ReminderChangeSignal {
           connectionTimeoutMillis: 10_000,
           keepAlive: true,
           keepAliveInitialDelayMillis: 10_000,
+          application_name: LISTEN_APPLICATION_NAME,
         }),
       options,
     );

@@ -123,7 +123,11 @@ export class TaskLeases<DB = unknown> {
    * whose last status is still on its way to the store is never reaped while
    * this replica lives. `taskTable` is the SDK's `DatabaseTaskStore` table.
    */
-  async settleHandedOver(holder: string, leaseMs: number, taskTable: string): Promise<void> {
+  async settleHandedOver(
+    holder: string,
+    leaseMs: number,
+    taskTable: string,
+  ): Promise<ReminderStoreKey[]> {
     checkLeaseMs(leaseMs);
     const leases = sql.table(TASK_LEASES_TABLE);
     const tasks = sql.table(taskTable);
@@ -131,7 +135,44 @@ export class TaskLeases<DB = unknown> {
         select 1 from ${tasks} as t
         where t.tenant = l.tenant and t.owner = l.owner and t.id = l.task_id
           and t.status_state in ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'))`.execute(this.db);
-    await this.renew(holder, leaseMs);
+    return this.renew(holder, leaseMs);
+  }
+
+  /** The holder of the task's lease if it has not expired (R74). */
+  async liveHolder(key: ReminderStoreKey): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom(TASK_LEASES_TABLE)
+      .select('holder')
+      .where('tenant', '=', key.tenant)
+      .where('owner', '=', key.owner)
+      .where('task_id', '=', key.taskId)
+      .where('expires_ms', '>', DB_NOW_MS)
+      .executeTakeFirst();
+    return row?.holder;
+  }
+
+  /**
+   * R71: locks the task's lease row for the rest of the transaction `q` and
+   * says whether one of `holders` still has it unexpired. A save of the
+   * task made in that transaction after this answered true commits before
+   * any reaper can claim the lease, and none is made once it is claimed.
+   */
+  static async stillHeld(
+    q: Kysely<ReminderDatabase>,
+    key: ReminderStoreKey,
+    holders: readonly string[],
+  ): Promise<boolean> {
+    const row = await q
+      .selectFrom(TASK_LEASES_TABLE)
+      .select('holder')
+      .where('tenant', '=', key.tenant)
+      .where('owner', '=', key.owner)
+      .where('task_id', '=', key.taskId)
+      .where('holder', 'in', holders)
+      .where('expires_ms', '>', DB_NOW_MS)
+      .forUpdate()
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /**

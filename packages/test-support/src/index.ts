@@ -29,8 +29,23 @@ export {
   seedReminderPages,
 } from './http-binding-suites.js';
 export { textAnswer, toolCallAnswer } from './model-answers.js';
+export type {
+  BackendFilter,
+  PostgresCluster,
+  PostgresClusterOptions,
+  PostgresStopMode,
+} from './postgres-cluster.js';
+export { startPostgresCluster } from './postgres-cluster.js';
 export { createSdkStack, saveTask, testAgentCard } from './sdk-stack.js';
 export type { SpecErrorRow } from './spec-error-table.js';
 export { SPEC_URL, specErrorRow, specErrorTable } from './spec-error-table.js';
+export type {
+  ProxyConnection,
+  ProxyConnectionState,
+  ProxyFilter,
+  TcpProxy,
+  TcpProxyOptions,
+} from './tcp-proxy.js';
+export { startTcpProxy } from './tcp-proxy.js';
 export type { WorkingTask } from './working-task.js';
 export { activatedContext, workingTask } from './working-task.js';
