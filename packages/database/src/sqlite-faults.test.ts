@@ -1,0 +1,489 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { ReminderStoreKey, ReminderWrite } from '@a2a-reminders/core';
+import { ReminderError } from '@a2a-reminders/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { OpenDatabaseOptions } from './connect.js';
+import { openReminderDatabase } from './connect.js';
+import { DatabaseReminderStore } from './database-reminder-store.js';
+import { migrateReminderStore } from './migrations.js';
+import { isStoreUnavailable } from './store-errors.js';
+
+// R69 with real SQLite faults, on the store over openReminderDatabase:
+// - locked: another PROCESS holds the write lock (BEGIN EXCLUSIVE) past the
+//   store's busy timeout (SQLITE_BUSY);
+// - full: the file system (a tiny tmpfs) is filled by another file
+//   (SQLITE_FULL);
+// - read-only: a tmpfs cannot be remounted read-only while a connection
+//   holds the file open for writing (the kernel answers EBUSY), so the
+//   read-only cases are a store opened on a read-only mount
+//   (SQLITE_CANTOPEN, SQLITE_READONLY) and an ext4 file system the kernel
+//   itself remounts read-only under a live store (errors=remount-ro, an
+//   error raised through sysfs; SQLITE_IOERR_WRITE).
+// Each fault must fail the call with ReminderError UNAVAILABLE, never
+// INTERNAL (before R69 the driver's error went through raw, which the
+// bindings answer INTERNAL), never end the process (vitest fails a file on an
+// unhandled error), and lose nothing committed; once the fault ends the
+// store serves again. Deadlines only bound a failure; every wait is on an
+// observed state (a line from the child, a failed write), none on elapsed
+// time. Mounting needs root: without it the file is skipped.
+
+const BETTER_SQLITE3 = createRequire(import.meta.url).resolve('better-sqlite3');
+/** The store's busy timeout in the lock case: short, so the test is quick; nothing depends on it. */
+const BUSY_TIMEOUT_MS = 100;
+/** How long a failing call may take before the test calls it a hang. */
+const HANG_GUARD_MS = 60_000;
+
+function run(command: string, args: readonly string[]): string {
+  return execFileSync(command, args, { stdio: 'pipe', encoding: 'utf8' });
+}
+
+/** Whether this process may mount (root, or a container allowing it). */
+const CAN_MOUNT = (() => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-faults-probe-'));
+  try {
+    run('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir]);
+    run('umount', [dir]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+})();
+
+/** Undone after each test, last first: processes, then databases, then mounts. */
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      console.error('sqlite-faults cleanup failed', error);
+    }
+  }
+});
+
+/** Unmounts `dir`; lazily if something still holds it, so no mount outlives the test. */
+function unmount(dir: string): void {
+  try {
+    run('umount', [dir]);
+  } catch {
+    run('umount', ['-l', dir]);
+  }
+}
+
+/** A fresh tmpfs of `size` (e.g. `1m`), unmounted after the test. */
+function mountTmpfs(size: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-faults-'));
+  run('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  cleanups.push(() => {
+    unmount(dir);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+function remount(dir: string, mode: 'ro' | 'rw'): void {
+  run('mount', ['-o', `remount,${mode}`, dir]);
+}
+
+/** An empty database with the reminder tables, closed again (its WAL checkpointed away). */
+async function migratedDatabase(dir: string): Promise<string> {
+  const file = join(dir, 'reminders.db');
+  const db = await openReminderDatabase(`sqlite:${file}`);
+  try {
+    await migrateReminderStore(db);
+  } finally {
+    await db.destroy();
+  }
+  return file;
+}
+
+interface OpenStore {
+  readonly store: DatabaseReminderStore;
+  /** Closes its connection (idempotent; also done after the test). */
+  close(): Promise<void>;
+}
+
+async function openStore(file: string, options: OpenDatabaseOptions = {}): Promise<OpenStore> {
+  const db = await openReminderDatabase(`sqlite:${file}`, options);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= db.destroy();
+    return closing;
+  };
+  cleanups.push(close);
+  return { store: new DatabaseReminderStore(db), close };
+}
+
+const key: ReminderStoreKey = { tenant: '', owner: 'alice', taskId: 'task-1' };
+
+function record(id: string): ReminderWrite {
+  return {
+    id,
+    body: `body of ${id}`,
+    dedupeKey: '',
+    ttlTurns: 1,
+    roleHint: '',
+    source: '',
+    state: 'PENDING',
+    createTimeMs: 1_767_225_600_000,
+    turnsSurfaced: 0,
+    acceptance: { displacedReminderIds: [], taskState: 'TASK_STATE_WORKING' },
+  };
+}
+
+/** What an inject commits: a read under the task's lock, then a new record. */
+const put = (store: DatabaseReminderStore, id: string) =>
+  store.transact(key, async (tx) => {
+    if ((await tx.get(id)) === undefined) tx.put(record(id));
+    return id;
+  });
+
+/** Every record id the store holds for the task, through both reads (snapshot and page). */
+async function storedIds(store: DatabaseReminderStore): Promise<string[]> {
+  const snapshot = ((await store.read(key))?.reminders ?? []).map((r) => r.id);
+  const page = await store.page(key, { afterSeq: 0, limit: 100, liveOnly: false });
+  expect(page?.reminders.map((r) => r.id) ?? []).toEqual(snapshot);
+  return snapshot;
+}
+
+/** Settles `call` or fails the test once HANG_GUARD_MS passed: a bound on a failure only. */
+async function bounded<T>(call: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the call did not settle: a hang')), HANG_GUARD_MS);
+  });
+  try {
+    return await Promise.race([call, hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The error `call` rejects with, which must be a ReminderError UNAVAILABLE (R69). */
+async function unavailable(call: Promise<unknown>): Promise<ReminderError> {
+  const error = await bounded(
+    call.then(
+      () => undefined,
+      (e: unknown) => e,
+    ),
+  );
+  expect(error, 'the call failed').toBeInstanceOf(ReminderError);
+  const reminderError = error as ReminderError;
+  expect({ code: reminderError.code, driver: sqliteCode(reminderError) }).toEqual({
+    code: 'UNAVAILABLE',
+    driver: expect.stringMatching(/^SQLITE_/),
+  });
+  return reminderError;
+}
+
+/** The SQLite result code in an error's `cause` chain (`SQLITE_BUSY`, …). */
+function sqliteCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+    e = e.cause;
+  }
+  return undefined;
+}
+
+/** Fills the file system of `dir` with one file, to the last byte; returns its path. */
+function fill(dir: string): string {
+  const path = join(dir, 'filler');
+  const fd = openSync(path, 'w');
+  try {
+    for (const size of [64 * 1024, 4096, 1]) {
+      const chunk = Buffer.alloc(size, 0x5a);
+      for (;;) {
+        try {
+          writeSync(fd, chunk);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
+          throw error;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+/** A child process that opens the file and runs BEGIN EXCLUSIVE; COMMIT once its stdin ends. */
+const LOCKER = `
+const Database = require(process.argv[1]);
+const db = new Database(process.argv[2], { timeout: 60000 });
+db.exec('BEGIN EXCLUSIVE');
+process.stdout.write('LOCKED\\n');
+process.stdin.resume();
+process.stdin.on('end', () => {
+  db.exec('COMMIT');
+  db.close();
+  process.stdout.write('RELEASED\\n');
+});
+`;
+
+/** Resolves once another process holds the database's write lock; `release()` commits and ends it. */
+async function lockFromAnotherProcess(file: string): Promise<{ release(): Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', LOCKER, BETTER_SQLITE3, file], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (lines.includes('LOCKED')) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 10);
+    exited.then((code) => {
+      clearInterval(poll);
+      reject(new Error(`the locking process exited (${code}) before it held the lock`));
+    });
+  });
+  return {
+    async release() {
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      expect(lines).toEqual(['LOCKED', 'RELEASED']);
+    },
+  };
+}
+
+describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
+  describe('the file locked by another process past the busy timeout', () => {
+    it('fails transactions UNAVAILABLE (SQLITE_BUSY) while reads go on; afterwards it writes again and nothing is lost', async () => {
+      const dir = mountTmpfs('4m');
+      const file = await migratedDatabase(dir);
+      const { store } = await openStore(file, { busyTimeoutMs: BUSY_TIMEOUT_MS });
+      await put(store, 'before-1');
+      await put(store, 'before-2');
+
+      const lock = await lockFromAnotherProcess(file);
+      try {
+        const error = await unavailable(put(store, 'during'));
+        expect(sqliteCode(error)).toBe('SQLITE_BUSY');
+        // Each call waits out its own busy timeout, and again fails.
+        expect(sqliteCode(await unavailable(put(store, 'during')))).toBe('SQLITE_BUSY');
+        // WAL: a reader never waits for the writer, even one in another process.
+        expect(await bounded(storedIds(store))).toEqual(['before-1', 'before-2']);
+      } finally {
+        await lock.release();
+      }
+
+      // The same store, the same calls: they succeed now.
+      await expect(put(store, 'during')).resolves.toBe('during');
+      await put(store, 'after');
+      expect(await storedIds(store)).toEqual(['before-1', 'before-2', 'during', 'after']);
+    });
+  });
+
+  describe('a full file system', () => {
+    it('fails writes UNAVAILABLE (SQLITE_FULL) and keeps reading; once space is freed it writes again and nothing is lost', async () => {
+      const dir = mountTmpfs('1m');
+      const file = await migratedDatabase(dir);
+      const { store, close } = await openStore(file);
+      const acknowledged = ['before-1', 'before-2', 'before-3'];
+      for (const id of acknowledged) await put(store, id);
+
+      const filler = fill(dir);
+      try {
+        // Each commit appends frames to the WAL, which needs pages the file system no longer has.
+        for (const id of ['during-1', 'during-2']) {
+          expect(sqliteCode(await unavailable(put(store, id)))).toBe('SQLITE_FULL');
+        }
+        // Committed records are still read, from both reads.
+        expect(await storedIds(store)).toEqual(acknowledged);
+      } finally {
+        rmSync(filler);
+      }
+
+      // The failed transactions were rolled back: none left half-done, the same ids take now.
+      for (const id of ['during-1', 'after']) {
+        await expect(put(store, id)).resolves.toBe(id);
+        acknowledged.push(id);
+      }
+      expect(await storedIds(store)).toEqual(acknowledged);
+      // And from a fresh connection, from the file itself.
+      await close();
+      const reopened = await openStore(file);
+      expect(await storedIds(reopened.store)).toEqual(acknowledged);
+    });
+  });
+
+  describe('a read-only file system', () => {
+    it('cannot be opened in WAL mode with no -wal and -shm files: openReminderDatabase rejects with SQLITE_CANTOPEN, a store failure', async () => {
+      const dir = mountTmpfs('1m');
+      const file = await migratedDatabase(dir);
+      // Closed cleanly, so its -wal and -shm are gone, and cannot be created now.
+      remount(dir, 'ro');
+      const error = await openReminderDatabase(`sqlite:${file}`).then(
+        async (db) => {
+          await db.destroy();
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+      expect(sqliteCode(error)).toBe('SQLITE_CANTOPEN');
+      expect(isStoreUnavailable(error)).toBe(true);
+      remount(dir, 'rw');
+      const { store } = await openStore(file);
+      await expect(put(store, 'after')).resolves.toBe('after');
+    });
+
+    it('with the -wal and -shm of a killed writer: reads, answers writes UNAVAILABLE (SQLITE_READONLY), and writes again once reopened read-write', async () => {
+      const dir = mountTmpfs('1m');
+      const file = await migratedDatabase(dir);
+      const first = await openStore(file);
+      for (const id of ['before-1', 'before-2']) await put(first.store, id);
+      await first.close();
+      // A writer killed with SIGKILL leaves its -wal (with a commit in it) and -shm behind.
+      const killed = spawnSync(process.execPath, [
+        '-e',
+        `const Database = require(process.argv[1]);
+         const db = new Database(process.argv[2]);
+         db.exec('create table killed_writer (x); insert into killed_writer values (1)');
+         process.kill(process.pid, 'SIGKILL');`,
+        BETTER_SQLITE3,
+        file,
+      ]);
+      expect(killed.signal).toBe('SIGKILL');
+
+      remount(dir, 'ro');
+      // SQLite opens the file read-only (the read-write open fails with EROFS).
+      const { store, close } = await openStore(file);
+      expect(await storedIds(store)).toEqual(['before-1', 'before-2']);
+      expect(sqliteCode(await unavailable(put(store, 'during')))).toBe('SQLITE_READONLY');
+      expect(await storedIds(store)).toEqual(['before-1', 'before-2']);
+
+      remount(dir, 'rw');
+      // A connection opened read-only stays so: the same store keeps answering
+      // UNAVAILABLE (never INTERNAL) until it is reopened.
+      expect(sqliteCode(await unavailable(put(store, 'during')))).toBe('SQLITE_READONLY');
+      await close();
+      const reopened = await openStore(file);
+      await expect(put(reopened.store, 'during')).resolves.toBe('during');
+      expect(await storedIds(reopened.store)).toEqual(['before-1', 'before-2', 'during']);
+    });
+
+    it('remounted read-only by the kernel under a live store (ext4 errors=remount-ro): writes UNAVAILABLE (SQLITE_IOERR), reads go on; after fsck and a new mount nothing is lost', async ({
+      skip,
+    }) => {
+      const ext4 = mountExt4();
+      if (typeof ext4 === 'string') return skip(ext4);
+      const file = await migratedDatabase(ext4.dir);
+      // FULL: each commit is on disk before it is acknowledged. With the
+      // default NORMAL, commits the kernel had not written back yet are gone
+      // once the file system is mounted again (a lost commit, as after a
+      // power loss; see OpenDatabaseOptions.synchronous).
+      const { store, close } = await openStore(file, { synchronous: 'FULL' });
+      for (const id of ['before-1', 'before-2']) await put(store, id);
+
+      ext4.raiseError();
+      expect(ext4.writable()).toBe('EROFS');
+      for (const id of ['during-1', 'during-2']) {
+        expect(sqliteCode(await unavailable(put(store, id)))).toMatch(/^SQLITE_IOERR/);
+      }
+      // Reads are answered from what the kernel has cached.
+      expect(await storedIds(store)).toEqual(['before-1', 'before-2']);
+
+      // Recovery is an operator's: the store closed, the file system checked and mounted again.
+      await close();
+      ext4.checkAndMountAgain();
+      expect(ext4.writable()).toBe('writable');
+      const reopened = await openStore(file, { synchronous: 'FULL' });
+      expect(await storedIds(reopened.store)).toEqual(['before-1', 'before-2']);
+      await expect(put(reopened.store, 'during-1')).resolves.toBe('during-1');
+      expect(await storedIds(reopened.store)).toEqual(['before-1', 'before-2', 'during-1']);
+    });
+  });
+});
+
+interface Ext4 {
+  readonly dir: string;
+  /** Raises a file system error through sysfs: with errors=remount-ro the kernel makes it read-only at once. */
+  raiseError(): void;
+  /** Unmounts it, runs e2fsck and mounts it again (nothing may hold it open). */
+  checkAndMountAgain(): void;
+  /** Whether a new file can be written in it now, or the errno it fails with. */
+  writable(): string;
+}
+
+/**
+ * A 16 MiB ext4 image on a loop device, mounted errors=remount-ro; torn down
+ * after the test. A string says why it cannot be made here (no loop
+ * devices, no e2fsprogs).
+ */
+function mountExt4(): Ext4 | string {
+  for (const tool of ['mkfs.ext4', 'e2fsck', 'losetup']) {
+    if (spawnSync(tool, ['-V']).error !== undefined) return `${tool} is not installed`;
+  }
+  const home = mkdtempSync(join(tmpdir(), 'sqlite-faults-ext4-'));
+  const image = join(home, 'fs.img');
+  const dir = join(home, 'mnt');
+  mkdirSync(dir);
+  writeFileSync(image, '');
+  truncateSync(image, 16 * 1024 * 1024);
+  let device: string | undefined;
+  let mounted = false;
+  cleanups.push(() => {
+    if (mounted) unmount(dir);
+    if (device !== undefined) run('losetup', ['-d', device]);
+    rmSync(home, { recursive: true, force: true });
+  });
+  run('mkfs.ext4', ['-q', '-F', image]);
+  try {
+    device = run('losetup', ['--find', '--show', image]).trim();
+  } catch (error) {
+    return `no loop device: ${String(error)}`;
+  }
+  const mount = () => {
+    run('mount', ['-o', 'errors=remount-ro', device ?? '', dir]);
+    mounted = true;
+  };
+  mount();
+  return {
+    dir,
+    raiseError: () =>
+      writeFileSync(
+        `/sys/fs/ext4/${basename(device ?? '')}/trigger_fs_error`,
+        'sqlite-faults test',
+      ),
+    checkAndMountAgain() {
+      run('umount', [dir]);
+      mounted = false;
+      // 1: errors were corrected (the aborted journal, the counts), as expected here.
+      const fsck = spawnSync('e2fsck', ['-f', '-y', device ?? ''], { encoding: 'utf8' });
+      expect(fsck.status, fsck.stdout).toBeLessThanOrEqual(1);
+      mount();
+    },
+    writable() {
+      try {
+        writeFileSync(join(dir, 'probe'), 'x');
+        return 'writable';
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code ?? String(error);
+      }
+    },
+  };
+}
