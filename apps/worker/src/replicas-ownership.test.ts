@@ -75,6 +75,11 @@ describe('replicas own their tasks', () => {
       ),
     ).resolves.toBeDefined();
   });
+});
+
+// As an operator runs it: no turn limit, so a task works until it is cancelled.
+describe('a replica stopped cleanly', () => {
+  const { replicas, db } = deployment({ turnMs: 500, leaseMs: 10_000, args: ['--turns', '0'] });
 
   it('R73: SIGTERM ends the running tasks CANCELED, their reminders final, their leases released', async () => {
     const [, , c] = replicas();

@@ -233,13 +233,20 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       closing ??= (async () => {
         // R73: every running task ends CANCELED, its reminders' fates and
         // last status stored and its lease released, before the database closes.
+        // New connections are refused from here on; open ones stay until
+        // the tasks ended: the SDK stores a streamed task's events as its
+        // stream is written, so cutting the stream first would leave the
+        // task WORKING.
+        const serversClosed = Promise.all([closeHttp(httpServer), closeGrpc(grpcServer)]);
         agent.cancelAll();
         testAgent?.cancelAll();
-        await Promise.all([closeHttp(httpServer), closeGrpc(grpcServer)]);
         await agent.idle();
         await testAgent?.idle();
         await keeper?.drain();
         await taskStore.settled();
+        httpServer.closeAllConnections();
+        grpcServer.forceShutdown();
+        await serversClosed;
         await keeper?.close();
         await stores.close();
       })();
@@ -283,21 +290,17 @@ function bindGrpc(server: grpc.Server, address: string): Promise<number> {
   });
 }
 
+/** Stops accepting connections; resolves once the open ones are gone (the caller cuts them). */
 function closeHttp(server: HttpServer): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
-    // Open SSE streams would hold close() forever.
-    server.closeAllConnections();
+    server.closeIdleConnections();
   });
 }
 
+/** Stops accepting calls; resolves once the open ones ended (the caller forces the rest). */
 function closeGrpc(server: grpc.Server): Promise<void> {
   return new Promise((resolve) => {
-    // Streams still open after a grace period are cut.
-    const timer = setTimeout(() => server.forceShutdown(), 1000);
-    server.tryShutdown(() => {
-      clearTimeout(timer);
-      resolve();
-    });
+    server.tryShutdown(() => resolve());
   });
 }

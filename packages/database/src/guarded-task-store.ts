@@ -89,9 +89,9 @@ export class GuardedTaskStore implements TaskStore {
     if (keeper === undefined || standing === 'none') {
       return this.inner.save(task, context);
     }
-    const holders = keeper.holdersFor(standing);
     await this.options.db.transaction().execute(async (trx) => {
-      if (!(await TaskLeases.stillHeld(trx as unknown as Kysely<ReminderDatabase>, key, holders))) {
+      const q = trx as unknown as Kysely<ReminderDatabase>;
+      if (!(await TaskLeases.stillHeld(q, key, keeper.ownNames()))) {
         keeper.markLost(key, 'a save found its lease gone');
         throw lost(task.id);
       }

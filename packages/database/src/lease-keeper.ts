@@ -83,6 +83,8 @@ interface HeldLease {
   renewedAt: number;
   /** Set once this replica stopped owning the task (R71); the executions' events are dropped. */
   lost: boolean;
+  /** Set once the lease row names this replica. */
+  acquired: boolean;
 }
 
 /** A lease an execution handed over when it returned (R72), until its task's last status is stored. */
@@ -121,12 +123,12 @@ const LOST_MEMORY_LEASES = 30;
  * `leaseMs / reapIntervalMs` heartbeats in a row fail or are late. Expiry is
  * on the database's clock, so replicas' clocks need not agree.
  *
- * A replica that was cut off longer than that finds, at its next heartbeat,
- * leases it no longer has: the task was ended FAILED by another replica (or
- * a newer execution elsewhere took the task over). The keeper reports each
- * through `onError`; it does not stop the execution, which goes on running
- * here while its task is already terminal in the store (the spec's section
- * on multi-replica deployments states this).
+ * A replica that cannot renew a lease for `leaseMs - fenceMarginMs`, or
+ * finds it gone, stops owning the task before anyone else may take it
+ * (R71): the execution's events are dropped, `onLeaseLost` is told, and the
+ * lease is given up. Saves through a `GuardedTaskStore` fenced with this
+ * keeper are checked against the lease, so such a replica never overwrites
+ * what another stored since.
  *
  * Wrap the executor outermost (around the reminder service's wrapper), so
  * the lease covers the whole execution, including its reminders' ending.
@@ -304,16 +306,23 @@ export class TaskLeaseKeeper {
     const id = idOf(key);
     const lease = this.held.get(id);
     if (lease !== undefined) {
-      if (!lease.lost && this.overdue(lease)) this.lose(lease, 'its lease was not renewed in time');
+      if (lease.lost) return 'lost';
+      // Until its row is written the lease guards nothing yet.
+      if (!lease.acquired) return 'none';
+      if (this.overdue(lease)) this.lose(lease, 'its lease was not renewed in time');
       return lease.lost ? 'lost' : 'running';
     }
     if (this.handedOver.has(id)) return 'returned';
     return this.lostAt.has(id) ? 'lost' : 'none';
   }
 
-  /** The lease names a save of a task in this `standing` may be made under (R71). */
-  holdersFor(standing: 'running' | 'returned'): string[] {
-    return standing === 'running' ? [this.holder] : [this.returned];
+  /**
+   * The lease names a save of a task this replica runs or ran may find in
+   * the lease row (R71): both are this replica's own, and which one the row
+   * holds depends on whether a hand-over under way has been written yet.
+   */
+  ownNames(): string[] {
+    return [this.holder, this.returned];
   }
 
   /**
@@ -355,7 +364,7 @@ export class TaskLeaseKeeper {
     const lease =
       existing !== undefined && !existing.lost
         ? existing
-        : { key, id, executions: 0, renewedAt: performance.now(), lost: false };
+        : { key, id, executions: 0, renewedAt: performance.now(), lost: false, acquired: false };
     // Counted before the acquire is awaited, so a previous execution's
     // hand-over, queued behind it or not, sees this one running.
     lease.executions += 1;
@@ -367,6 +376,7 @@ export class TaskLeaseKeeper {
         const started = performance.now();
         await this.leases.acquire(key, this.holder, this.leaseMs);
         lease.renewedAt = Math.max(lease.renewedAt, started);
+        lease.acquired = true;
       });
     } catch (error) {
       lease.executions -= 1;

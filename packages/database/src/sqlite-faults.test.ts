@@ -13,13 +13,21 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Task } from '@a2a-js/sdk';
+import { Task as TaskCodec } from '@a2a-js/sdk';
+import type { User } from '@a2a-js/sdk/server';
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { ReminderStoreKey, ReminderWrite } from '@a2a-reminders/core';
-import { ReminderError } from '@a2a-reminders/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import type { Kysely } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { OpenDatabaseOptions } from './connect.js';
 import { openReminderDatabase } from './connect.js';
 import { DatabaseReminderStore } from './database-reminder-store.js';
+import { GuardedTaskStore } from './guarded-task-store.js';
 import { migrateReminderStore } from './migrations.js';
+import { migrateSdkTaskTable } from './sdk-migrations.js';
 import { isStoreUnavailable } from './store-errors.js';
 
 // R69 with real SQLite faults, on the store over openReminderDatabase:
@@ -114,6 +122,7 @@ async function migratedDatabase(dir: string): Promise<string> {
 }
 
 interface OpenStore {
+  readonly db: Kysely<unknown>;
   readonly store: DatabaseReminderStore;
   /** Closes its connection (idempotent; also done after the test). */
   close(): Promise<void>;
@@ -127,7 +136,7 @@ async function openStore(file: string, options: OpenDatabaseOptions = {}): Promi
     return closing;
   };
   cleanups.push(close);
-  return { store: new DatabaseReminderStore(db), close };
+  return { db, store: new DatabaseReminderStore(db), close };
 }
 
 const key: ReminderStoreKey = { tenant: '', owner: 'alice', taskId: 'task-1' };
@@ -331,7 +340,71 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
     });
   });
 
+  describe('the SDK task store, guarded (R69, R72), on a full file system', () => {
+    it('loads while saves fail; a save retried through the fault lands once space is freed, one past its retry window answers UNAVAILABLE', async () => {
+      const dir = mountTmpfs('1m');
+      const file = join(dir, 'reminders.db');
+      await migrateSdkTaskTable(`sqlite:${file}`);
+      const { db } = await openStore(file);
+      /** Failed save attempts, as the SDK's store saw them: the guard's retries made visible. */
+      const failedSaves: unknown[] = [];
+      const guarded = (saveRetryMs: number) =>
+        new GuardedTaskStore({
+          db,
+          saveRetryMs,
+          taskStoreOn: (on) => {
+            const inner = new DatabaseTaskStore(on);
+            const save = inner.save.bind(inner);
+            inner.save = (task, context) =>
+              save(task, context).catch((error: unknown) => {
+                failedSaves.push(error);
+                throw error;
+              });
+            return inner;
+          },
+        });
+      await guarded(0).save(working('task-1', 'before'), ctx);
+
+      const filler = fill(dir);
+      let retried: Promise<void> | undefined;
+      try {
+        // Past its retry window (none here): UNAVAILABLE, the driver's error in its cause.
+        const refused = await unavailable(guarded(0).save(working('task-1', 'lost'), ctx));
+        expect(sqliteCode(refused)).toBe('SQLITE_FULL');
+        expect(await savedText(guarded(0))).toBe('before');
+        // A save with a long window keeps trying until space comes back.
+        failedSaves.length = 0;
+        retried = guarded(HANG_GUARD_MS).save(working('task-1', 'retried'), ctx);
+        await vi.waitFor(() => expect(failedSaves.length).toBeGreaterThan(0), {
+          timeout: HANG_GUARD_MS,
+          interval: 10,
+        });
+      } finally {
+        rmSync(filler);
+      }
+      await bounded(retried);
+      expect(sqliteCode(failedSaves[0])).toBe('SQLITE_FULL');
+      expect(await savedText(guarded(0))).toBe('retried');
+    });
+  });
+
   describe('a read-only file system', () => {
+    it('a tmpfs cannot be remounted read-only under a live store: the kernel refuses (EBUSY) while SQLite holds the file open for writing', async () => {
+      const dir = mountTmpfs('1m');
+      const file = await migratedDatabase(dir);
+      const { store, close } = await openStore(file);
+      await put(store, 'before');
+      const refused = spawnSync('mount', ['-o', 'remount,ro', dir], { encoding: 'utf8' });
+      expect(refused.status).not.toBe(0);
+      expect(refused.stderr).toMatch(/busy/i);
+      await put(store, 'still-writable');
+      // Once nothing holds it open for writing, the remount goes through.
+      await close();
+      remount(dir, 'ro');
+      expect(() => writeFileSync(join(dir, 'probe'), 'x')).toThrow(/EROFS/);
+      remount(dir, 'rw');
+    });
+
     it('cannot be opened in WAL mode with no -wal and -shm files: openReminderDatabase rejects with SQLITE_CANTOPEN, a store failure', async () => {
       const dir = mountTmpfs('1m');
       const file = await migratedDatabase(dir);
@@ -418,6 +491,38 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
     });
   });
 });
+
+class Caller implements User {
+  readonly userName = 'alice';
+  get isAuthenticated(): boolean {
+    return true;
+  }
+}
+
+const ctx = new ServerCallContext({
+  user: new Caller(),
+  tenant: '',
+  requestedExtensions: [TASK_REMINDERS_EXTENSION_URI],
+  requestedVersion: '1.0',
+});
+
+/** A WORKING task whose status message says `text`. */
+function working(taskId: string, text: string): Task {
+  return TaskCodec.fromJSON({
+    id: taskId,
+    contextId: `ctx-${taskId}`,
+    status: {
+      state: 'TASK_STATE_WORKING',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      message: { messageId: `m-${text}`, role: 'ROLE_AGENT', parts: [{ text }], taskId },
+    },
+  });
+}
+
+/** The text `working()` put in the stored task's status: which save it holds. */
+async function savedText(tasks: GuardedTaskStore): Promise<string | undefined> {
+  return (await tasks.load('task-1', ctx))?.status?.message?.messageId.replace(/^m-/, '');
+}
 
 interface Ext4 {
   readonly dir: string;
