@@ -101,20 +101,8 @@ export async function runHttpReminderCall(
   if (!ended.ok && ended.error.code === 'INTERNAL') {
     console.error(`${label} ${call.rpc.name} failed:`, ended.error.cause ?? ended.error);
   }
-  if (!ended.ok && ended.error.code === 'UNAVAILABLE') {
-    // R69: an outage is the operator's to see, in one line per call, not a stack.
-    console.error(`${label} ${call.rpc.name} unavailable: ${causeLine(ended.error)}`);
-  }
   const retryAfter = ended.ok ? undefined : retryAfterOf(ended.error.code);
   if (retryAfter !== undefined) res.setHeader('Retry-After', retryAfter);
   echoExtensions(res, outcome.activatedExtensions);
   return ended;
-}
-
-/** The innermost cause's message, on one line. */
-function causeLine(error: Error): string {
-  let inner: unknown = error;
-  while (inner instanceof Error && inner.cause !== undefined) inner = inner.cause;
-  const text = inner instanceof Error ? inner.message : String(inner);
-  return text.replace(/\s+/g, ' ');
 }

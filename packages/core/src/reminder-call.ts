@@ -98,10 +98,19 @@ export async function runReminderCall(call: ReminderCall): Promise<ReminderCallO
     );
     return { ok: true, response, activatedExtensions: context.activatedExtensions };
   } catch (thrown) {
-    return {
-      ok: false,
-      error: ReminderError.from(thrown),
-      activatedExtensions: context?.activatedExtensions,
-    };
+    const error = ReminderError.from(thrown);
+    if (error.code === 'UNAVAILABLE') {
+      // R69: an outage is the operator's to see, one line per call on every binding, not a stack.
+      console.error(`${call.binding} ${call.rpc.name} unavailable: ${innermostMessage(error)}`);
+    }
+    return { ok: false, error, activatedExtensions: context?.activatedExtensions };
   }
+}
+
+/** The innermost cause's message, on one line. */
+function innermostMessage(error: Error): string {
+  let inner: unknown = error;
+  while (inner instanceof Error && inner.cause !== undefined) inner = inner.cause;
+  const text = inner instanceof Error ? inner.message : String(inner);
+  return text.replace(/\s+/g, ' ');
 }

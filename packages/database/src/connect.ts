@@ -13,8 +13,9 @@ export interface OpenDatabaseOptions {
    */
   readonly schema?: string;
   /**
-   * SQLite: how long a statement waits for another process's write lock
-   * before failing with SQLITE_BUSY, in ms (default 10 000).
+   * SQLite: how long a call waits for another process's write lock before
+   * failing UNAVAILABLE, in ms (default 10 000). The wait does not block the
+   * process: the stores retry between other calls (R69).
    */
   readonly busyTimeoutMs?: number;
   /**
@@ -93,7 +94,14 @@ export async function openReminderDatabase<DB = unknown>(
     parsed.dialect === 'postgres'
       ? await postgresDialect(parsed.target, options)
       : await sqliteDialect(parsed.target, options);
-  return new Kysely<DB>({ dialect, ...(options.log === undefined ? {} : { log: options.log }) });
+  const db = new Kysely<DB>({
+    dialect,
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
+  if (parsed.dialect === 'sqlite') {
+    sqliteBusyTimeouts.set(db, options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS);
+  }
+  return db;
 }
 
 async function postgresDialect(url: string, options: OpenDatabaseOptions): Promise<Dialect> {
@@ -209,10 +217,29 @@ async function sqliteDialect(file: string, options: OpenDatabaseOptions): Promis
     'better-sqlite3',
     'sqlite:',
   );
-  const database = new Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
+  // R69: better-sqlite3 waits for a lock on the process's only thread, so the
+  // connection waits a moment at most; the store waits out the rest of the
+  // busy timeout between other calls (see sqliteBusyTimeoutOf).
+  const database = new Database(file, { timeout: Math.min(busyTimeoutMs, SQLITE_LOCK_WAIT_MS) });
   database.pragma('journal_mode = WAL');
   database.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
   return new SqliteDialect({ database: withStatementCache(database) });
+}
+
+/** SQLite's busy timeout by default, in ms: how long a call waits for another process's write lock. */
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 10_000;
+/** The most a SQLite connection itself blocks waiting for a lock, in ms. */
+const SQLITE_LOCK_WAIT_MS = 20;
+const sqliteBusyTimeouts = new WeakMap<object, number>();
+
+/**
+ * SQLite: the busy timeout `openReminderDatabase` was given for `db`, which
+ * the stores wait out themselves, a little at a time (R69); the default for
+ * an instance opened elsewhere.
+ */
+export function sqliteBusyTimeoutOf(db: object): number {
+  return sqliteBusyTimeouts.get(db) ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS;
 }
 
 /** Most prepared statements kept per SQLite connection. */

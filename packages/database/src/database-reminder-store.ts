@@ -12,6 +12,7 @@ import type {
 import { storeKeyString } from '@a2a-reminders/core';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { sqliteBusyTimeoutOf } from './connect.js';
 import type { ReminderDialect } from './dialect.js';
 import { dialectOf } from './dialect.js';
 import { EVENT_LOG_RETENTION_MS } from './event-channel.js';
@@ -20,7 +21,7 @@ import { endMarkOfRow, int, reminderOfRow } from './rows.js';
 import type { ReminderDatabase, ReminderRow } from './schema.js';
 import { REMINDER_EVENTS_TABLE, REMINDER_TASKS_TABLE, REMINDERS_TABLE } from './schema.js';
 import { SqlReminderTransaction } from './sql-transaction.js';
-import { isDeadline, rethrowStoreFailure, withStoreRetry } from './store-errors.js';
+import { isDeadline, isSqliteBusy, withStoreRetry } from './store-errors.js';
 import { inImmediateTransaction, inTaskTransaction } from './task-lock.js';
 
 /** Most ended tasks one sweep transaction deletes; a sweep runs batches until none is left. */
@@ -50,6 +51,8 @@ type JoinedRow = {
 export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
   private readonly db: Kysely<ReminderDatabase>;
   readonly dialect: ReminderDialect;
+  /** SQLite: how long in all a call waits for another process's write lock (R69). */
+  private readonly busyTimeoutMs: number;
   /** The last queued transaction of each task with one queued or running (see `transact`). */
   private readonly queues = new Map<string, Promise<void>>();
   /** R52, R54: each task's committed event batches, for replicas (see PostgresChangeSignal). */
@@ -93,6 +96,7 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
     // instance with any schema (its own tables, the SDK's).
     this.db = db as unknown as Kysely<ReminderDatabase>;
     this.dialect = dialectOf(this.db);
+    this.busyTimeoutMs = sqliteBusyTimeoutOf(db);
   }
 
   async transact<T>(
@@ -118,7 +122,9 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
       });
     };
     const run = (this.queues.get(k) ?? Promise.resolve()).then(() =>
-      withStoreRetry(once, (error) => this.retryable(error) && !committing),
+      withStoreRetry(once, (error, tries, elapsedMs) =>
+        committing ? undefined : this.retryPause(error, tries, elapsedMs),
+      ),
     );
     const settled = run.then(
       () => {},
@@ -133,17 +139,29 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
   }
 
   /**
-   * R69: a failure for the store's sake is retried on PostgreSQL, where the
-   * next pooled connection is usually a live one; SQLite already waited out
-   * its busy timeout, and a full or read-only file stays so.
+   * R69: when a call that failed for the store's sake is tried again. On
+   * PostgreSQL up to three tries, the next pooled connection usually being a
+   * live one, never after a deadline ran out. On SQLite, only while another
+   * process holds the write lock, for the busy timeout in all: the
+   * connection waits for a lock only a moment itself (it would block the
+   * whole process meanwhile), and the rest is waited for here, between
+   * other calls. A full or read-only file stays so.
    */
-  private retryable(error: unknown): boolean {
-    return this.dialect === 'postgres' && !isDeadline(error);
+  private retryPause(error: unknown, tries: number, elapsedMs: number): number | undefined {
+    if (this.dialect === 'sqlite') {
+      return isSqliteBusy(error) && elapsedMs < this.busyTimeoutMs
+        ? Math.min(100, 5 * 2 ** tries)
+        : undefined;
+    }
+    if (isDeadline(error) || tries >= 3) return undefined;
+    return 50 * 4 ** (tries - 1);
   }
 
-  /** A read, retried as {@link retryable} says, its store failures UNAVAILABLE (R69). */
+  /** A read, retried as {@link retryPause} says, its store failures UNAVAILABLE (R69). */
   private reading<T>(read: () => Promise<T>): Promise<T> {
-    return withStoreRetry(read, (error) => this.retryable(error));
+    return withStoreRetry(read, (error, tries, elapsedMs) =>
+      this.retryPause(error, tries, elapsedMs),
+    );
   }
 
   read(key: ReminderStoreKey): Promise<ReminderTaskSnapshot | undefined> {
@@ -186,7 +204,11 @@ export class DatabaseReminderStore<DB = unknown> implements ReminderStore {
   }
 
   sweep(nowMs: number): Promise<number> {
-    return this.sweepOnce(nowMs).catch(rethrowStoreFailure);
+    // Idempotent: a sweep that failed midway is simply run again.
+    return withStoreRetry(
+      () => this.sweepOnce(nowMs),
+      (error, tries, elapsedMs) => this.retryPause(error, tries, elapsedMs),
+    );
   }
 
   private async sweepOnce(nowMs: number): Promise<number> {

@@ -1,10 +1,12 @@
 import type { Kysely, Migration, MigrationResultSet } from 'kysely';
 import { Migrator, NO_MIGRATIONS, sql } from 'kysely';
+import { sqliteBusyTimeoutOf } from './connect.js';
 import { dialectOf } from './dialect.js';
 import { createReminderTables } from './migrations/0001-create-reminder-tables.js';
 import { createReplicaTables } from './migrations/0002-create-replica-tables.js';
 import { addForwardingColumns } from './migrations/0003-add-forwarding-columns.js';
 import { REMINDER_MIGRATIONS_LOCK_TABLE, REMINDER_MIGRATIONS_TABLE } from './schema.js';
+import { isSqliteBusy, withStoreRetry } from './store-errors.js';
 
 /**
  * Every migration of this package's tables, by name; Kysely applies them in
@@ -55,7 +57,13 @@ export interface ReminderMigrationState {
  * migration fails, naming it.
  */
 export async function migrateReminderStore(db: Kysely<unknown>): Promise<readonly string[]> {
-  return appliedNames(await (await migratorHere(db)).migrateToLatest());
+  // Another process may hold SQLite's write lock a moment (its own migration,
+  // a backup): waited out here, as the store does (R69).
+  const budgetMs = sqliteBusyTimeoutOf(db);
+  return withStoreRetry(
+    async () => appliedNames(await (await migratorHere(db)).migrateToLatest()),
+    (error, _tries, elapsedMs) => (isSqliteBusy(error) && elapsedMs < budgetMs ? 50 : undefined),
+  );
 }
 
 /** Reverts the latest applied migration, or every one with `'base'`. */

@@ -98,35 +98,49 @@ export function rethrowStoreFailure(error: unknown): never {
 export function isDeadline(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 8; depth += 1) {
     const code = (e as { code?: unknown }).code;
-    if (code === '57014' || code === '55P03' || code === 'SQLITE_BUSY') return true;
+    if (code === '57014' || code === '55P03') return true;
     if (e.message.includes('deadline') || e.message.includes('timeout')) return true;
     e = e.cause;
   }
   return false;
 }
 
-/** Most attempts of a call the store retries itself (R69). */
-const MAX_ATTEMPTS = 3;
+/**
+ * How long to pause before trying a failed call again, or `undefined` not
+ * to: given the failure, the tries so far and the ms since the first.
+ */
+export type RetryPause = (error: unknown, tries: number, elapsedMs: number) => number | undefined;
 
 /**
- * Runs `attempt` and retries it, up to {@link MAX_ATTEMPTS} times with a
- * short pause, while it fails for the store's sake and `retryable` says the
- * failure left nothing behind: a read, or a transaction that failed before
- * its commit was sent (the database rolled it back). A failure that may have
- * committed is never retried here; it becomes UNAVAILABLE for the caller,
- * who may resend (an inject with an id is then a replay, R13).
+ * Runs `attempt`, and again after the pause `pause` gives, while it fails
+ * for the store's sake (R69); a failure not retried becomes UNAVAILABLE.
+ * Other errors (a ReminderError of the rules, a bug) pass through at once.
  */
-export async function withStoreRetry<T>(
-  attempt: () => Promise<T>,
-  retryable: (error: unknown) => boolean = () => true,
-): Promise<T> {
-  for (let n = 1; ; n += 1) {
+export async function withStoreRetry<T>(attempt: () => Promise<T>, pause: RetryPause): Promise<T> {
+  const started = performance.now();
+  for (let tries = 1; ; tries += 1) {
     try {
       return await attempt();
     } catch (error) {
       if (!isStoreUnavailable(error) || error instanceof ReminderError) throw error;
-      if (n >= MAX_ATTEMPTS || !retryable(error)) throw storeUnavailable(error);
-      await new Promise((resolve) => setTimeout(resolve, 50 * 4 ** (n - 1)));
+      const ms = pause(error, tries, performance.now() - started);
+      if (ms === undefined) throw storeUnavailable(error);
+      await new Promise((resolve) => setTimeout(resolve, ms));
     }
   }
+}
+
+/** Whether SQLite refused for another connection's lock (SQLITE_BUSY or SQLITE_LOCKED, any extended code). */
+export function isSqliteBusy(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+    ) {
+      return true;
+    }
+    e = e.cause;
+  }
+  return false;
 }
