@@ -83,6 +83,13 @@ describe('worker command line', () => {
     expect(parseWorkerArgs([])).not.toHaveProperty('options.maxForwardHops');
   });
 
+  it('takes the SQLite lock wait and sync mode with --sqlite-busy-ms and --sqlite-sync (R69)', () => {
+    const command = parseWorkerArgs(['--sqlite-busy-ms', '250', '--sqlite-sync', 'full']);
+    expect(command).toMatchObject({ options: { sqliteBusyMs: 250, sqliteSync: 'full' } });
+    expect(() => parseWorkerArgs(['--sqlite-sync', 'sometimes'])).toThrow(UsageError);
+    expect(() => parseWorkerArgs(['--sqlite-busy-ms', '-1'])).toThrow(UsageError);
+  });
+
   it('names the agent card with --name', () => {
     expect(parseWorkerArgs(['--name', 'test agent'])).toMatchObject({
       options: { name: 'test agent' },

@@ -19,6 +19,10 @@ export interface WorkerCliOptions {
   readonly replicaId?: string;
   /** PostgreSQL: lease length in ms (R53). */
   readonly leaseMs?: number;
+  /** SQLite: how long a call waits for another process's write lock (R69). */
+  readonly sqliteBusyMs?: number;
+  /** SQLite: `full` syncs every commit, so a failing disk or OS loses none (default `normal`). */
+  readonly sqliteSync?: 'normal' | 'full';
   /** An OpenAI-compatible endpoint to run the agent on, instead of the offline scripted model. */
   readonly modelEndpoint?: ModelEndpoint;
   /** `--delegate-tests`: the agent the test step is delegated to, reminders forwarded (spec §15). */
@@ -121,6 +125,13 @@ Options:
   --replica-id <id>   postgres: this replica's name in task leases (default host:pid:random)
   --lease-ms <ms>     postgres: a task whose replica stops heartbeating is ended FAILED by
                       another replica after this long (default 10000; checked every quarter)
+  --sqlite-busy-ms <ms>
+                      sqlite: how long a call waits for another process's lock on the file
+                      before it answers UNAVAILABLE (default 10000; other calls go on meanwhile)
+  --sqlite-sync <mode>
+                      sqlite: normal (default) keeps every acknowledged reminder across a crash
+                      of the process; full also across a failing disk, OS crash or power loss,
+                      at one more sync per commit
   -h, --help          show this help`;
 
 export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
@@ -153,6 +164,18 @@ export function parseWorkerArgs(argv: readonly string[]): WorkerCommand {
       ...(values['lease-ms'] === undefined
         ? {}
         : { leaseMs: intOption('--lease-ms', values['lease-ms'], 10_000, 200, 3_600_000) }),
+      ...(values['sqlite-busy-ms'] === undefined
+        ? {}
+        : {
+            sqliteBusyMs: intOption(
+              '--sqlite-busy-ms',
+              values['sqlite-busy-ms'],
+              10_000,
+              0,
+              600_000,
+            ),
+          }),
+      ...sqliteSyncOption(values['sqlite-sync']),
       ...modelOption(values['model-url'], values.model),
       ...nameOption(values.name),
       ...delegateOption(values['delegate-tests'], values['delegate-binding']),
@@ -187,6 +210,8 @@ function parse(argv: readonly string[]) {
       store: { type: 'string' },
       'replica-id': { type: 'string' },
       'lease-ms': { type: 'string' },
+      'sqlite-busy-ms': { type: 'string' },
+      'sqlite-sync': { type: 'string' },
       'model-url': { type: 'string' },
       model: { type: 'string' },
       name: { type: 'string' },
@@ -281,4 +306,10 @@ function modelOption(
     throw new UsageError(`--model-url must not carry credentials; set $${MODEL_API_KEY_ENV}`);
   }
   return { modelEndpoint: { url, model } };
+}
+
+function sqliteSyncOption(value: string | undefined): { sqliteSync?: 'normal' | 'full' } {
+  if (value === undefined) return {};
+  if (value === 'normal' || value === 'full') return { sqliteSync: value };
+  throw new UsageError(`--sqlite-sync must be normal or full, got "${value}"`);
 }

@@ -60,6 +60,10 @@ export interface WorkerOptions {
   readonly replicaId?: string;
   /** PostgreSQL: how long a task's lease lasts without a heartbeat (R53; default 10 000 ms). */
   readonly leaseMs?: number;
+  /** SQLite: how long a call waits for another process's write lock (R69; default 10 000 ms). */
+  readonly sqliteBusyMs?: number;
+  /** SQLite: `full` syncs every commit (default `normal`). */
+  readonly sqliteSync?: 'normal' | 'full';
   /** The agent test steps are delegated to, the task's reminders forwarded (spec §15). */
   readonly delegateTests?: TestAgent;
   /** Most hops a forwarded reminder may carry to be accepted (R60); core's default when absent. */
@@ -101,10 +105,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   // R70: a heartbeat statement gets an eighth of the lease (its deadline
   // half as much again), so a dead connection fails it before the next tick.
-  const stores = await openWorkerStores(
-    options.store ?? 'memory',
-    Math.max(1, Math.floor(leaseMs / 8)),
-  );
+  const stores = await openWorkerStores(options.store ?? 'memory', {
+    leaseStatementTimeoutMs: Math.max(1, Math.floor(leaseMs / 8)),
+    ...(options.sqliteBusyMs === undefined ? {} : { sqliteBusyMs: options.sqliteBusyMs }),
+    ...(options.sqliteSync === undefined ? {} : { sqliteSync: options.sqliteSync }),
+  });
   const { taskStore } = stores;
   const eventBusManager = new DefaultExecutionEventBusManager();
   const reminders = createReminderService({

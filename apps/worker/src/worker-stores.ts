@@ -69,9 +69,19 @@ export function storeLocation(url: string): string {
  * and `DatabasePushNotificationStore` and the `DatabaseReminderStore`, so
  * tasks, push configs and reminders live in one database.
  */
+/** How {@link openWorkerStores} opens a database. */
+export interface WorkerStoreOptions {
+  /** PostgreSQL: the lease pool's statement timeout (R70; default 2 000 ms). */
+  readonly leaseStatementTimeoutMs?: number;
+  /** SQLite: how long a call waits for another process's write lock (R69). */
+  readonly sqliteBusyMs?: number;
+  /** SQLite: `full` syncs every commit. */
+  readonly sqliteSync?: 'normal' | 'full';
+}
+
 export async function openWorkerStores(
   url: string,
-  leaseStatementTimeoutMs = 2_000,
+  options: WorkerStoreOptions = {},
 ): Promise<WorkerStores> {
   const location = storeLocation(url);
   if (location === 'memory') {
@@ -91,7 +101,11 @@ export async function openWorkerStores(
   }
   await migrateSdkTaskTable(location);
   await migrateSdkPushConfigTable(location);
-  const db = await openReminderDatabase(location, { applicationName: 'a2a-reminders main' });
+  const db = await openReminderDatabase(location, {
+    applicationName: 'a2a-reminders main',
+    ...(options.sqliteBusyMs === undefined ? {} : { busyTimeoutMs: options.sqliteBusyMs }),
+    synchronous: options.sqliteSync === 'full' ? 'FULL' : 'NORMAL',
+  });
   let signal: PostgresChangeSignal | undefined;
   let leaseDb: Kysely<unknown> | undefined;
   try {
@@ -103,7 +117,7 @@ export async function openWorkerStores(
       leaseDb = await openReminderDatabase(location, {
         poolSize: 2,
         applicationName: 'a2a-reminders lease',
-        statementTimeoutMs: leaseStatementTimeoutMs,
+        statementTimeoutMs: options.leaseStatementTimeoutMs ?? 2_000,
       });
     }
   } catch (error) {
