@@ -1,3 +1,6 @@
+import { Task, TaskState } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { ReminderStoreKey } from '@a2a-reminders/core';
 import { ReminderError } from '@a2a-reminders/core';
 import type { PostgresCluster, TcpProxy } from '@a2a-reminders/test-support';
@@ -6,7 +9,9 @@ import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openReminderDatabase } from './connect.js';
 import { DatabaseReminderStore } from './database-reminder-store.js';
+import { GuardedTaskStore } from './guarded-task-store.js';
 import { migrateReminderStore } from './migrations.js';
+import { migrateSdkTaskTable } from './sdk-migrations.js';
 
 // R69, R70 with real faults on a PostgreSQL cluster of this file's own
 // (restarted, its backends ended) behind a loopback proxy (connections cut
@@ -29,6 +34,7 @@ beforeAll(async () => {
   const db = await openReminderDatabase(url);
   await migrateReminderStore(db);
   await db.destroy();
+  await migrateSdkTaskTable(cluster.url('faults'));
 }, 120_000);
 
 afterAll(async () => {
@@ -171,5 +177,34 @@ describe('a connection cut by the network (reset)', () => {
     release();
     expect(await call).toBe(2);
     expect((await store.read(k))?.turn).toBe(2);
+  });
+});
+
+describe("the SDK's task store through a restart (GuardedTaskStore)", () => {
+  it('waits out the restart on a load and a save instead of failing them (R72)', async () => {
+    const db = await openReminderDatabase(url, {
+      applicationName: APP,
+      onIdleConnectionError: () => {},
+    });
+    opened.push(db);
+    const tasks = new GuardedTaskStore({ db, taskStoreOn: (on) => new DatabaseTaskStore(on) });
+    const context = new ServerCallContext({ tenant: '', requestedVersion: '1.0' });
+    const task = (state: string) =>
+      Task.fromJSON({
+        id: 'guarded',
+        contextId: 'c',
+        status: { state, timestamp: '2026-01-01T00:00:00Z' },
+      });
+    await tasks.save(task('TASK_STATE_WORKING'), context);
+    await cluster.stop('fast');
+    // The SDK loads a task before it stores each event: a failed load would stop that for good.
+    const loading = tasks.load('guarded', context);
+    const saving = tasks.save(task('TASK_STATE_COMPLETED'), context);
+    await cluster.start();
+    expect((await loading)?.id).toBe('guarded');
+    await saving;
+    expect((await tasks.load('guarded', context))?.status?.state).toBe(
+      TaskState.TASK_STATE_COMPLETED,
+    );
   });
 });

@@ -5,7 +5,7 @@ import type { ReminderStoreKey } from '@a2a-reminders/core';
 import type { Kysely } from 'kysely';
 import type { TaskLeaseKeeper } from './lease-keeper.js';
 import type { ReminderDatabase } from './schema.js';
-import { isStoreUnavailable, rethrowStoreFailure, storeUnavailable } from './store-errors.js';
+import { rethrowStoreFailure, withStoreRetry } from './store-errors.js';
 import { TaskLeases } from './task-leases.js';
 
 export interface GuardedTaskStoreOptions {
@@ -16,8 +16,8 @@ export interface GuardedTaskStoreOptions {
   /** The owner resolver of the SDK's stores (default the SDK's `resolveUserScope`). */
   readonly ownerResolver?: OwnerResolver;
   /**
-   * R72: how long a save that fails for the database's sake is tried again
-   * before the failure goes to the SDK, in ms (default 10 000).
+   * R72: how long a load or save that fails for the database's sake is
+   * tried again before the failure goes to the SDK, in ms (default 10 000).
    */
   readonly saveRetryMs?: number;
 }
@@ -56,25 +56,30 @@ export class GuardedTaskStore implements TaskStore {
     this.keeper = keeper;
   }
 
+  /**
+   * R72: retried as a save is. The SDK loads a task before it stores each of
+   * its events, and one failed load ends its storing of that task for good,
+   * so a task would freeze in its last stored state at a passing blip.
+   */
   load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    return this.inner.load(taskId, context).catch(rethrowStoreFailure);
+    return this.retrying(() => this.inner.load(taskId, context));
   }
 
   list(...args: Parameters<TaskStore['list']>): ReturnType<TaskStore['list']> {
     return this.inner.list(...args).catch(rethrowStoreFailure);
   }
 
-  async save(task: Task, context: ServerCallContext): Promise<void> {
-    const deadline = performance.now() + (this.options.saveRetryMs ?? 10_000);
-    for (let pauseMs = 100; ; pauseMs = Math.min(pauseMs * 2, 2_000)) {
-      try {
-        return await this.saveOnce(task, context);
-      } catch (error) {
-        if (!isStoreUnavailable(error)) throw error;
-        if (performance.now() + pauseMs > deadline) throw storeUnavailable(error);
-        await new Promise((resolve) => setTimeout(resolve, pauseMs));
-      }
-    }
+  save(task: Task, context: ServerCallContext): Promise<void> {
+    return this.retrying(() => this.saveOnce(task, context));
+  }
+
+  /** R72: a failure for the database's sake tried again (100 ms, doubling to 2 s) for `saveRetryMs`. */
+  private retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    const budgetMs = this.options.saveRetryMs ?? 10_000;
+    return withStoreRetry(attempt, (_error, tries, elapsedMs) => {
+      const pauseMs = Math.min(100 * 2 ** (tries - 1), 2_000);
+      return elapsedMs + pauseMs <= budgetMs ? pauseMs : undefined;
+    });
   }
 
   private async saveOnce(task: Task, context: ServerCallContext): Promise<void> {

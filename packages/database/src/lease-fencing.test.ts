@@ -248,6 +248,27 @@ describe('R71: a replica cut off from its leases', () => {
     await run.execution;
   });
 
+  it('never renews a lease it gave up, once its connections are back: the task is ended, not left WORKING', async () => {
+    const log: string[] = [];
+    // A alone: nobody else can reap while A is cut off.
+    const a = await replica('A', log, { viaProxy: true, leaseMs: 4000 });
+    const taskId = newTaskId();
+    const run = await execute(a, taskId);
+    a.keeper.start();
+    await a.keeper.reapNow();
+    expect(proxy.blackHole({ applicationName: 'lease A' })).toBeGreaterThan(0);
+    await until(() => log.includes(`A lost ${taskId}`), 'A to give the task up');
+    // Back before the lease ran out on the database: the next heartbeat
+    // must give the row up, not renew it.
+    proxy.heal();
+    await a.keeper.reapNow();
+    await until(() => log.includes(`A ended ${taskId}`), 'A to end the task it gave up');
+    const stored = await a.tasks.load(taskId, ctx);
+    expect(stored?.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    run.finish();
+    await run.execution;
+  });
+
   it('refuses, under the lease row lock, a save of a task whose lease another replica took', async () => {
     const log: string[] = [];
     const a = await replica('A', log);

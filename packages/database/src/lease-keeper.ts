@@ -176,6 +176,8 @@ export class TaskLeaseKeeper {
   private readonly unsaved: string;
   /** R71: a fenced execution's lease is moved to this name, which expires at once. */
   private readonly fenced: string;
+  /** R71: given-up leases whose row may still be under this replica's running name. */
+  private readonly unfenced = new Map<string, ReminderStoreKey>();
 
   constructor(options: TaskLeaseKeeperOptions) {
     this.options = options;
@@ -371,6 +373,7 @@ export class TaskLeaseKeeper {
     this.held.set(id, lease);
     this.handedOver.delete(id);
     this.lostAt.delete(id);
+    this.unfenced.delete(id);
     try {
       await this.step(id, async () => {
         const started = performance.now();
@@ -458,6 +461,7 @@ export class TaskLeaseKeeper {
     // R71: leases this replica could not renew in time are fenced before
     // they can expire, whether or not this heartbeat gets through.
     this.fenceOverdue();
+    await this.fenceRows();
     // Leases acquired while the renew runs are not in it; only these are checked.
     const before = [...this.held.values()];
     const started = performance.now();
@@ -525,10 +529,22 @@ export class TaskLeaseKeeper {
     }
     // If the row is still this replica's (its heartbeats were only late), it
     // goes to a name no heartbeat renews and expires at once, so a reaper
-    // ends the task now rather than a lease outliving its execution.
-    void this.step(lease.id, () =>
-      this.leases.handOver(lease.key, this.holder, this.fenced, 1),
-    ).catch((error: unknown) => this.onError(error));
+    // ends the task now rather than a lease outliving its execution. Until
+    // that write gets through, every heartbeat tries it again first.
+    this.unfenced.set(lease.id, lease.key);
+    void this.fenceRows().catch((error: unknown) => this.onError(error));
+  }
+
+  /**
+   * R71: moves the rows of leases this replica gave up to the fenced name,
+   * before any renewal: `renew` extends every row under the running name,
+   * and a given-up row it extended would never expire.
+   */
+  private async fenceRows(): Promise<void> {
+    for (const [id, key] of this.unfenced) {
+      await this.step(id, () => this.leases.handOver(key, this.holder, this.fenced, 1));
+      this.unfenced.delete(id);
+    }
   }
 
   private async reap(): Promise<void> {
