@@ -1,6 +1,6 @@
 import type { StreamResponse } from '@a2a-js/sdk';
 import { Role, TaskState } from '@a2a-js/sdk';
-import { messageText, reminderEventsOf } from '@a2a-reminders/core';
+import { messageText, ReminderError, reminderEventsOf } from '@a2a-reminders/core';
 import {
   InjectTaskReminderRequestSchema,
   ListTaskRemindersRequestSchema,
@@ -43,6 +43,25 @@ describe('coding agent loop', () => {
       `turn 5/5 report: Report: work on "${TASK}" is committed`,
       'Done in 5 turns.',
     ]);
+    const last = items.at(-1);
+    expect(last?.payload?.$case === 'statusUpdate' && last.payload.value.status?.state).toBe(
+      TaskState.TASK_STATE_COMPLETED,
+    );
+  });
+
+  it('waits out a store that cannot take a turn boundary, instead of failing the task (R69)', async () => {
+    const agent = inProcessAgent(3);
+    const beginTurn = agent.reminders.beginTurn.bind(agent.reminders);
+    let refusals = 0;
+    vi.spyOn(agent.reminders, 'beginTurn').mockImplementation(async (...args) => {
+      if (refusals < 2) {
+        refusals += 1;
+        throw new ReminderError('UNAVAILABLE', 'the task store is unavailable');
+      }
+      return beginTurn(...args);
+    });
+    const items = await collect(agent.handler.sendMessageStream(delegation(TASK), agent.context()));
+    expect(refusals).toBe(2);
     const last = items.at(-1);
     expect(last?.payload?.$case === 'statusUpdate' && last.payload.value.status?.state).toBe(
       TaskState.TASK_STATE_COMPLETED,

@@ -4,7 +4,7 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/s
 import { AgentEvent } from '@a2a-js/sdk/server';
 import { reminderPrepareStep } from '@a2a-reminders/ai-sdk';
 import type { ReminderService } from '@a2a-reminders/core';
-import { messageText, textMessage, textPart } from '@a2a-reminders/core';
+import { messageText, ReminderError, textMessage, textPart } from '@a2a-reminders/core';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
 import { generateText, hasToolCall, stepCountIs, ToolChoiceViolationError } from 'ai';
@@ -159,7 +159,7 @@ export class CodingAgentExecutor implements AgentExecutor {
     };
     const withReminders = reminderPrepareStep(
       async () => {
-        const begun = await reminders.beginTurn(context, bus);
+        const begun = await waitingForStore(() => reminders.beginTurn(context, bus), signal);
         turn = begun.turn;
         return begun;
       },
@@ -326,4 +326,26 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** How long a turn boundary waits for an unavailable store before the task fails (R69). */
+const TURN_STORE_WAIT_MS = 30_000;
+
+/**
+ * A turn boundary the store could not take (R69: a restart, a failover, a
+ * locked file) is tried again, so a passing outage delays the task's next
+ * turn instead of failing the task; a cancel still ends the wait.
+ */
+async function waitingForStore<T>(step: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  const deadline = Date.now() + TURN_STORE_WAIT_MS;
+  for (let pauseMs = 200; ; pauseMs = Math.min(pauseMs * 2, 2_000)) {
+    try {
+      return await step();
+    } catch (error) {
+      const unavailable = error instanceof ReminderError && error.code === 'UNAVAILABLE';
+      if (!unavailable || signal.aborted || Date.now() + pauseMs > deadline) throw error;
+      await pause(pauseMs, signal);
+      if (signal.aborted) throw new TaskCancelled();
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import type { Task } from '@a2a-js/sdk';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { OwnerResolver, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { resolveUserScope } from '@a2a-js/sdk/server';
 import type { ReminderStoreKey } from '@a2a-reminders/core';
@@ -22,8 +23,12 @@ export interface GuardedTaskStoreOptions {
   readonly saveRetryMs?: number;
 }
 
-/** A save refused because this replica no longer owns the task (R71). */
-export class LeaseLostError extends Error {
+/**
+ * A save refused because this replica no longer owns the task (R71). An
+ * A2A UnsupportedOperationError, so a stock call that hits it (a CancelTask
+ * on this replica) gets a typed answer saying why, not an internal error.
+ */
+export class LeaseLostError extends UnsupportedOperationError {
   override readonly name = 'LeaseLostError';
 }
 
@@ -106,7 +111,10 @@ export class GuardedTaskStore implements TaskStore {
 }
 
 function lost(taskId: string): LeaseLostError {
-  return new LeaseLostError(
-    `task ${taskId}: this replica no longer holds the task's lease, so its status is not saved (R71)`,
-  );
+  return new LeaseLostError({
+    message:
+      `Task ${taskId} is no longer run by this replica of the agent (its lease was lost), so ` +
+      'its status is not saved here; another replica ends it.',
+    metadata: { taskId },
+  });
 }
