@@ -5,7 +5,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * src/requirements.ts): the other stores' projects do not collect them, so no
  * case is registered where it cannot apply, and none is skipped.
  */
-const POSTGRES_ONLY = ['src/scenarios/replicas.test.ts'];
+const POSTGRES_ONLY = ['src/scenarios/replicas.test.ts', 'src/scenarios/connection-faults.test.ts'];
+
+/** Files whose requirements apply to the database stores only (R69: the memory store cannot fail). */
+const DATABASE_ONLY = ['src/scenarios/store-unavailable.test.ts'];
 
 /** The kit's own tests (its runner, and its verdicts on agents built to pass or fail): once, not per store. */
 const KIT_RUNNER = ['src/kit/**/*.test.ts', 'src/kit-proof/**/*.test.ts'];
@@ -54,6 +57,7 @@ export default defineConfig({
             ...configDefaults.exclude,
             ...KIT_RUNNER,
             ...(store === 'postgres' ? [] : POSTGRES_ONLY),
+            ...(store === 'memory' ? DATABASE_ONLY : []),
           ],
         },
       })),

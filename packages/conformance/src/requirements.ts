@@ -47,10 +47,12 @@ const RENDERING_KIT_NOTE =
   "the rule is about the text the agent renders into its model's prompt, which the kit never sees: a turn's acknowledgement names its reminders, not their text";
 const REPLICA_NOTE =
   'Replicas share one PostgreSQL database (spec: Multi-replica deployments); the memory store is one process and a SQLite file serves one worker.';
+const FAULT_KIT_NOTE =
+  "the case breaks the agent's own database connections (a proxy in front of its PostgreSQL server, a second connection locking its SQLite file), which a kit outside the agent cannot do";
 
 /**
  * The requirements manifest: one entry per numbered rule of
- * docs/extension-spec.md (R1–R68) and one per wire rule (W1–W15).
+ * docs/extension-spec.md (R1–R74) and one per wire rule (W1–W15).
  */
 export const requirements = {
   'R1-extension-uri': {
@@ -523,6 +525,62 @@ export const requirements = {
     source: spec('R55'),
     behavior:
       'InjectTaskReminder (replays, conflicts, displacement), ListTaskReminders and CancelTaskReminder answer the same on both replicas, whichever replica runs the task, before and after it ends',
+    stores: REPLICA_STORES,
+    kitNote: REPLICA_KIT_NOTE,
+    storesNote: REPLICA_NOTE,
+  },
+  'R69-store-unavailable': {
+    rule: 'R69',
+    source: spec('R69'),
+    behavior:
+      "with the reminder store's PostgreSQL connections black-holed, InjectTaskReminder, CancelTaskReminder and ListTaskReminders answer UNAVAILABLE, and with its SQLite file write-locked by another connection past the busy timeout the inject and the cancel do (the list still reads), never INTERNAL and without hanging, with the table's wire code, the extension's ErrorInfo and Retry-After: 1 on both HTTP bindings, while the server keeps serving; once the fault is gone the same calls succeed and the resent inject is stored once; on SQLite a call waiting for the lock blocks no other call and goes through once the lock is released within the busy timeout",
+    stores: ['sqlite', 'postgres'],
+    storesNote:
+      'The in-memory store has no connection or file that can fail: it is never unavailable.',
+    kitNote: FAULT_KIT_NOTE,
+  },
+  'R70-dead-connections': {
+    rule: 'R70',
+    source: spec('R70'),
+    behavior:
+      "a reminder store connection reset, or whose backend is ended, in the middle of an inject's transaction ends no process: the inject, whose commit was never sent, is run again once on a fresh connection and stored once, and the next calls are served on new connections; a black-holed (half-open) connection fails the call with UNAVAILABLE within the statement deadline, its connection is closed, the server ends the transaction it left open, and once healed a fresh connection serves",
+    stores: ['postgres'],
+    storesNote:
+      "The rule is about PostgreSQL's pooled connections; a SQLite store has a file and the memory store nothing to connect to.",
+    kitNote: FAULT_KIT_NOTE,
+  },
+  'R71-lease-fencing': {
+    rule: 'R71',
+    source: spec('R71'),
+    behavior:
+      "a replica whose heartbeats no longer reach the database stops owning its running task: its execution is told, its saves of the task are refused and not stored, the other replica ends the task FAILED with its reminders ended, and the first replica's late statuses never overwrite FAILED; a replica stalled past its lease has its first save refused and its lease moved to a name no heartbeat renews, which a reaper claims; a last status saved while the execution hands its lease over is stored",
+    stores: REPLICA_STORES,
+    kitNote: REPLICA_KIT_NOTE,
+    storesNote: REPLICA_NOTE,
+  },
+  'R72-unsaved-last-status': {
+    rule: 'R72',
+    source: spec('R72'),
+    behavior:
+      "a task save that fails for the store's sake a few times is retried until it is stored; an execution whose last status cannot be stored leaves its handed-over lease renewed while the task is stored WORKING, and then a reaper ends the task FAILED with the UNSAVED reason, its reminders ended (EXPIRED with taskEnded, DROPPED) and its lease released",
+    stores: REPLICA_STORES,
+    kitNote: REPLICA_KIT_NOTE,
+    storesNote: REPLICA_NOTE,
+  },
+  'R73-clean-stop': {
+    rule: 'R73',
+    source: spec('R73'),
+    behavior:
+      "a replica stopped cleanly (its running executions cancelled, its lease keeper drained, then closed) leaves its running task stored CANCELED, its reminders' fates stored and listed the same on the other replica, and no lease row",
+    stores: REPLICA_STORES,
+    kitNote: REPLICA_KIT_NOTE,
+    storesNote: REPLICA_NOTE,
+  },
+  'R74-one-loop-per-task': {
+    rule: 'R74',
+    source: spec('R74'),
+    behavior:
+      "a SendMessage or SendMessageStream for a task running on another replica is refused with A2A's UnsupportedOperationError (reason UNSUPPORTED_OPERATION, metadata taskId, a message saying it runs on another replica) and starts no execution there, while a follow-up for a task waiting in INPUT_REQUIRED runs on the replica it reaches",
     stores: REPLICA_STORES,
     kitNote: REPLICA_KIT_NOTE,
     storesNote: REPLICA_NOTE,

@@ -44,9 +44,8 @@ describe('codeOfRestError (bodies without ErrorInfo)', () => {
     [401, undefined, 'UNAUTHENTICATED'],
     [429, 'RESOURCE_EXHAUSTED', 'INTERNAL'],
     [500, 'INTERNAL', 'INTERNAL'],
-    // R69: an outage means the same from any server or proxy.
-    [503, 'UNAVAILABLE', 'UNAVAILABLE'],
-    [502, 'UNAVAILABLE', 'INTERNAL'],
+    // R69's answer carries its ErrorInfo; a bare 503 is a proxy's: no answer from the agent.
+    [503, 'UNAVAILABLE', 'INTERNAL'],
   ] as const)('%i %s is %s', (status, name, expectedCode) => {
     expect(codeOfRestError(status, name)).toBe(expectedCode);
   });
@@ -54,7 +53,8 @@ describe('codeOfRestError (bodies without ErrorInfo)', () => {
 
 describe('codeOfGrpcStatus (statuses without details)', () => {
   it('inverts the table for every status it uses, first code in the table winning', () => {
-    for (const code of reminderErrorCodes) {
+    // A bare UNAVAILABLE is checked below: it means no answer, not R69's.
+    for (const code of reminderErrorCodes.filter((c) => c !== 'UNAVAILABLE')) {
       const back = codeOfGrpcStatus(reminderErrorWire[code].grpc);
       expect(reminderErrorWire[back].grpc).toBe(reminderErrorWire[code].grpc);
       expect(reminderErrorCodes.indexOf(back)).toBeLessThanOrEqual(
@@ -65,8 +65,8 @@ describe('codeOfGrpcStatus (statuses without details)', () => {
     expect(codeOfGrpcStatus(RpcCode.RESOURCE_EXHAUSTED)).toBe('REMINDER_QUOTA_EXCEEDED');
   });
 
-  it('reads UNAVAILABLE as an outage (R69), a status outside the table as INTERNAL', () => {
-    expect(codeOfGrpcStatus(RpcCode.UNAVAILABLE)).toBe('UNAVAILABLE');
+  it('treats a status outside the table, or a bare UNAVAILABLE (an unreachable agent), as INTERNAL', () => {
+    expect(codeOfGrpcStatus(RpcCode.UNAVAILABLE)).toBe('INTERNAL');
     expect(codeOfGrpcStatus(RpcCode.DATA_LOSS)).toBe('INTERNAL');
     expect(codeOfGrpcStatus(RpcCode.UNKNOWN)).toBe('INTERNAL');
   });

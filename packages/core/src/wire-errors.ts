@@ -200,7 +200,6 @@ const restInferable: readonly ReminderErrorCode[] = [
   'TASK_TERMINAL',
   'UNAUTHENTICATED',
   'UNIMPLEMENTED',
-  'UNAVAILABLE',
   'INTERNAL',
 ];
 
@@ -229,7 +228,13 @@ export function codeOfRestError(httpStatus: number, status: string | undefined):
  * TASK_NOT_FOUND, RESOURCE_EXHAUSTED the reminder quota).
  */
 const codeOfStatus: ReadonlyMap<number, ReminderErrorCode> = new Map(
-  [...reminderErrorCodes].reverse().map((code) => [reminderErrorWire[code].grpc, code]),
+  [...reminderErrorCodes]
+    .reverse()
+    // R69's UNAVAILABLE always travels with its ErrorInfo; a bare UNAVAILABLE
+    // is grpc-js's own word for an agent it could not reach, which R62 and
+    // R63 record as no answer (INTERNAL), as the HTTP clients do.
+    .filter((code) => code !== 'UNAVAILABLE')
+    .map((code) => [reminderErrorWire[code].grpc, code]),
 );
 
 /** The code of a gRPC status without usable details; INTERNAL for a status outside the table. */

@@ -35,6 +35,11 @@ export class GatedStore implements ReminderStore {
     return within(this.hold.promise, 'a transaction to start');
   }
 
+  /** How many transactions have been asked for so far. */
+  transactions(): number {
+    return this.calls;
+  }
+
   /** Resolves once `n` transactions in all have been asked for. */
   untilCalls(n: number): Promise<void> {
     if (this.calls >= n) return Promise.resolve();
@@ -52,12 +57,15 @@ export class GatedStore implements ReminderStore {
       this.callWaiters.splice(this.callWaiters.indexOf(w), 1);
       w.done();
     }
-    const hold = this.hold;
+    let hold = this.hold;
     this.hold = undefined;
     return this.inner.transact(key, async (tx) => {
       this.log.push(`start ${n}`);
+      // A store may run the body again after a failure (R69); only its first attempt is held.
+      const gate = hold;
+      hold = undefined;
       try {
-        return await mutate(hold === undefined ? tx : holding(tx, n, hold));
+        return await mutate(gate === undefined ? tx : holding(tx, n, gate));
       } finally {
         this.log.push(`end ${n}`);
       }

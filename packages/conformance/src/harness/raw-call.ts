@@ -19,6 +19,8 @@ export interface WireFacts {
   readonly grpcCode?: number;
   /** The google.rpc details as ProtoJSON objects with `@type`, in the order sent. */
   readonly details: JsonValue[];
+  /** The HTTP bindings' `Retry-After` header (R69), when sent. */
+  readonly retryAfter?: string;
 }
 
 /**
@@ -128,7 +130,12 @@ export async function rawCall(
       return {
         ok: false,
         error: rebuild(error.message, details),
-        wire: { jsonRpcCode: error.code, httpStatus: answer.status, details },
+        wire: {
+          jsonRpcCode: error.code,
+          httpStatus: answer.status,
+          details,
+          ...retryAfterOf(answer.headers),
+        },
       };
     }
     case 'rest': {
@@ -158,7 +165,7 @@ export async function rawCall(
       return {
         ok: false,
         error: rebuild(error?.message ?? answer.text, details),
-        wire: { httpStatus: answer.status, details },
+        wire: { httpStatus: answer.status, details, ...retryAfterOf(answer.headers) },
       };
     }
     case 'grpc': {
@@ -187,6 +194,11 @@ export async function rawCall(
       };
     }
   }
+}
+
+function retryAfterOf(headers: Headers): { retryAfter?: string } {
+  const value = headers.get('retry-after');
+  return value === null ? {} : { retryAfter: value };
 }
 
 function detailJson(detail: MessageShape<DescMessage>): JsonValue {

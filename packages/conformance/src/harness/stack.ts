@@ -1,7 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import type { AgentExecutor, TaskStore } from '@a2a-js/sdk/server';
+import type { A2ARequestHandler, AgentExecutor, TaskStore } from '@a2a-js/sdk/server';
 import {
   DefaultExecutionEventBusManager,
   DefaultRequestHandler,
@@ -59,6 +59,12 @@ export interface StackOptions {
   /** Wraps the suite's reminder store, e.g. in a gate that interleaves transactions (R19). */
   readonly wrapStore?: (store: ReminderStore) => ReminderStore;
   /**
+   * A reminder store of the case's own instead of the suite's store
+   * parameter, e.g. one on connections the case can break (R69, R70;
+   * harness/store-faults.ts). The case finds it as the stack's `reminderStore`.
+   */
+  readonly reminderStore?: () => Promise<ReminderStore>;
+  /**
    * Makes the stack one replica of several on a shared database (R52–R55):
    * opens this stack's own stores and change signal, instead of the suite's
    * store parameter and an in-memory task store.
@@ -77,6 +83,12 @@ export interface StackReplica {
     executor: AgentExecutor,
     parts: { readonly reminders: ReminderService; readonly taskStore: TaskStore },
   ): AgentExecutor;
+  /**
+   * Wraps the A2A request handler every binding serves, once the executor
+   * is wrapped (R74: follow-ups for a task running on another replica are
+   * refused). Absent: the handler as it is.
+   */
+  wrapRequestHandler?(handler: A2ARequestHandler): A2ARequestHandler;
   /** Called last when the stack closes, once its servers are down and its executions released. */
   close(): Promise<void>;
 }
@@ -108,6 +120,8 @@ export interface Stack {
   readonly seen: SeenRequest[];
   /** The replica's own stores and signal, when the stack is one (StackOptions.replica). */
   readonly replica: StackReplica | undefined;
+  /** The case's own reminder store, when it gave one (StackOptions.reminderStore). */
+  readonly reminderStore: ReminderStore | undefined;
   /**
    * A stock SDK client (ClientFactory) on `binding`, connected as any client
    * would (@a2a-reminders/client): from the card at the served well-known path.
@@ -153,8 +167,9 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
   );
   const eventBusManager = new DefaultExecutionEventBusManager();
   // The reminder store is the suite's parameter (memory, SQLite, PostgreSQL),
-  // or a replica's own store on the database the replicas share.
-  const store = replica === undefined ? await stackStore() : replica.store;
+  // a replica's own store on the database the replicas share, or the case's own.
+  const own = await options.reminderStore?.();
+  const store = own ?? (replica === undefined ? await stackStore() : replica.store);
   const reminders = createReminderService({
     taskStore,
     eventBusManager,
@@ -176,12 +191,13 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
   const card = withTaskReminders(baseCard(), reminders);
   const executor = new ControllableExecutor({ statusMessages: options.statusMessages ?? false });
   const wrapped = reminders.wrapExecutor(executor);
-  const requestHandler = new DefaultRequestHandler(
+  const sdkHandler = new DefaultRequestHandler(
     card,
     taskStore,
     replica?.wrapExecutor(wrapped, { reminders, taskStore }) ?? wrapped,
     eventBusManager,
   );
+  const requestHandler = replica?.wrapRequestHandler?.(sdkHandler) ?? sdkHandler;
   const bodyLimit =
     options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes };
 
@@ -268,6 +284,7 @@ async function serve(options: StackOptions, replica: StackReplica | undefined): 
     grpcBaseUrl: `http://${grpcTarget}`,
     seen,
     replica,
+    reminderStore: own,
     sdkClient: async (binding) => (await connect(bindingOfProtocol(binding))).client,
     async close() {
       executor.releaseAll();

@@ -30,6 +30,8 @@ export interface ExecutorOptions {
  */
 export class ControllableExecutor implements AgentExecutor {
   private readonly executions = new Map<string, Execution>();
+  /** Executions that have not returned yet. */
+  private readonly running = new Set<Execution>();
   /** The last status the executor published for each task (R50: what GetTask must show). */
   private readonly statuses = new Map<string, TaskStatus>();
   private barriers = 0;
@@ -55,8 +57,13 @@ export class ControllableExecutor implements AgentExecutor {
       this.messageFor(requestContext, State.TASK_STATE_WORKING),
     );
     if (task.status !== undefined) this.statuses.set(task.id, task.status);
-    bus.publish(AgentEvent.task(task));
-    await execution.done.promise;
+    this.running.add(execution);
+    try {
+      bus.publish(AgentEvent.task(task));
+      await execution.done.promise;
+    } finally {
+      this.running.delete(execution);
+    }
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
@@ -101,6 +108,18 @@ export class ControllableExecutor implements AgentExecutor {
       }),
     );
     return artifactId;
+  }
+
+  /**
+   * Cancels every execution still running, as a worker stopping cleanly
+   * does (R73): each publishes CANCELED on its bus and returns.
+   */
+  cancelAll(): void {
+    for (const execution of [...this.running]) {
+      const { taskId, contextId } = execution.requestContext;
+      this.publishState(execution.bus, taskId, contextId, State.TASK_STATE_CANCELED);
+      execution.done.resolve();
+    }
   }
 
   /** Lets every pending execution return, so no executor promise outlives the stack. */

@@ -6,13 +6,11 @@ import {
   TASK_REMINDERS_EXTENSION_URI,
 } from '@a2a-reminders/core';
 import { InjectTaskReminderRequestSchema } from '@a2a-reminders/proto';
-import { specErrorTable } from '@a2a-reminders/test-support';
 import type { JsonObject } from '@bufbuild/protobuf';
 import { fromJson } from '@bufbuild/protobuf';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { expect } from 'vitest';
 import { advertisedLimit } from '../harness/advertised-limits.js';
-import type { Arm } from '../harness/arms.js';
 import { errorSummary } from '../harness/observe.js';
 import type { RawOutcome } from '../harness/raw-call.js';
 import { rawCall } from '../harness/raw-call.js';
@@ -21,9 +19,7 @@ import { as } from '../harness/users.js';
 import { verifies } from '../harness/verifies.js';
 import { rejection } from '../harness/wait.js';
 import type { Wire } from '../harness/wire.js';
-
-/** R39, parsed from the spec's table (docs/extension-spec.md), not restated here. */
-const TABLE = specErrorTable();
+import { expectWireCode } from '../harness/wire-codes.js';
 
 /** R40: the `@type` and reason of each detail, in order. */
 const DETAILS: Partial<Record<ReminderErrorCode, string[]>> = {
@@ -134,28 +130,18 @@ async function failures(wire: Wire): Promise<Array<[ReminderErrorCode, RawOutcom
   ];
 }
 
-function expectWireCode(arm: Arm, code: ReminderErrorCode, outcome: RawOutcome): void {
-  const row = TABLE.get(code);
-  if (row === undefined) throw new Error(`the spec's R39 table has no row for ${code}`);
-  expect(outcome.ok, code).toBe(false);
-  if (outcome.ok) return;
-  const got =
-    arm === 'jsonrpc'
-      ? [outcome.wire.jsonRpcCode, outcome.wire.httpStatus]
-      : arm === 'rest'
-        ? outcome.wire.httpStatus
-        : outcome.wire.grpcCode;
-  const want =
-    arm === 'jsonrpc'
-      ? [row.jsonRpcCode, row.jsonRpcHttpStatus]
-      : arm === 'rest'
-        ? row.httpStatus
-        : GrpcStatus[row.grpcStatus as keyof typeof GrpcStatus];
-  expect({ code, rebuilt: outcome.error.code, got }).toEqual({ code, rebuilt: code, got: want });
-}
-
-/** Codes no request provokes here: UNAUTHENTICATED has its own variant, the others are faults. */
-const NOT_PROVOKED: readonly ReminderErrorCode[] = ['UNAUTHENTICATED', 'UNIMPLEMENTED', 'INTERNAL'];
+/**
+ * Codes no request provokes here: UNAUTHENTICATED has its own variant, the
+ * others are faults. UNAVAILABLE's wire codes are checked where a store
+ * fault provokes it (store-unavailable.test.ts, R69-store-unavailable, on
+ * the SQLite and PostgreSQL stores).
+ */
+const NOT_PROVOKED: readonly ReminderErrorCode[] = [
+  'UNAUTHENTICATED',
+  'UNIMPLEMENTED',
+  'UNAVAILABLE',
+  'INTERNAL',
+];
 
 verifies('R39-error-table', async ({ arm, wire }) => {
   const outcomes = await failures(wire);
