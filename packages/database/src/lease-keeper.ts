@@ -408,18 +408,16 @@ export class TaskLeaseKeeper {
     // A lease reported lost is no longer this replica's: its row, if any, is someone else's.
     if (lease.executions > 0 || this.held.get(lease.id) !== lease) return;
     this.held.delete(lease.id);
+    // R71: from here the task's saves are checked against the handed-over
+    // lease (or refused, if lost), with no moment in which they are not.
+    if (lease.lost) this.lostAt.set(lease.id, performance.now());
+    else this.handedOver.set(lease.id, { key: lease.key, at: performance.now() });
     // Handed over, not deleted: the SDK stores the execution's last status
     // after it returns, and a replica dying in between must not leave the
     // task WORKING with no lease (R53). The heartbeat drops it once that
     // status is stored. Skipped if another execution started meanwhile.
     const release = this.step(lease.id, async () => {
-      if (lease.executions > 0) return;
-      if (lease.lost) {
-        // R71: not ours any more; late saves of its execution stay refused.
-        this.lostAt.set(lease.id, performance.now());
-        return;
-      }
-      this.handedOver.set(lease.id, { key: lease.key, at: performance.now() });
+      if (lease.executions > 0 || lease.lost) return;
       await this.leases.handOver(lease.key, this.holder, this.returned, this.leaseMs);
     });
     const settled = release.catch((error) => {
