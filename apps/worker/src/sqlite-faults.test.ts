@@ -1,17 +1,7 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  truncateSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AgentConnection, Binding } from '@a2a-reminders/client';
 import { BINDINGS, connectToAgent } from '@a2a-reminders/client';
@@ -24,6 +14,8 @@ import {
   StatusSchema,
   TaskReminderService,
 } from '@a2a-reminders/proto';
+import type { Ext4FileSystem } from '@a2a-reminders/test-support';
+import { canMount, fillFileSystem, mountExt4, mountTmpfs } from '@a2a-reminders/test-support';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { anyUnpack } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
@@ -57,18 +49,7 @@ function run(command: string, args: readonly string[]): string {
   return execFileSync(command, args, { stdio: 'pipe', encoding: 'utf8' });
 }
 
-const CAN_MOUNT = (() => {
-  const dir = mkdtempSync(join(tmpdir(), 'worker-sqlite-faults-probe-'));
-  try {
-    run('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir]);
-    run('umount', [dir]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-})();
+const CAN_MOUNT = canMount();
 
 /** Undone after each test, last first: clients and processes, then mounts. */
 const cleanups: Array<() => unknown> = [];
@@ -82,44 +63,11 @@ afterEach(async () => {
   }
 });
 
-function unmount(dir: string): void {
-  try {
-    run('umount', [dir]);
-  } catch {
-    run('umount', ['-l', dir]);
-  }
-}
-
-function mountTmpfs(size: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'worker-sqlite-faults-'));
-  run('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  cleanups.push(() => {
-    unmount(dir);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return dir;
-}
-
-/** Fills the file system of `dir` with one file, to the last byte; returns its path. */
-function fill(dir: string): string {
-  const path = join(dir, 'filler');
-  const fd = openSync(path, 'w');
-  try {
-    for (const size of [64 * 1024, 4096, 1]) {
-      const chunk = Buffer.alloc(size, 0x5a);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw error;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return path;
+/** A fresh tmpfs of `size` (e.g. `8m`), unmounted (lazily if still held) after the test. */
+function freshTmpfs(size: string): string {
+  const tmpfs = mountTmpfs({ size, prefix: 'worker-sqlite-faults-' });
+  cleanups.push(() => tmpfs.remove());
+  return tmpfs.dir;
 }
 
 const LOCKER = `
@@ -167,68 +115,14 @@ async function lockFromAnotherProcess(file: string): Promise<{ release(): Promis
   };
 }
 
-interface Ext4 {
-  readonly dir: string;
-  raiseError(): void;
-  checkAndMountAgain(): void;
-  writable(): string;
-}
-
 /**
  * A 16 MiB ext4 image on a loop device, mounted errors=remount-ro, torn down
  * after the test; a string says why it cannot be made here.
  */
-function mountExt4(): Ext4 | string {
-  for (const tool of ['mkfs.ext4', 'e2fsck', 'losetup']) {
-    if (spawnSync(tool, ['-V']).error !== undefined) return `${tool} is not installed`;
-  }
-  const home = mkdtempSync(join(tmpdir(), 'worker-sqlite-faults-ext4-'));
-  const image = join(home, 'fs.img');
-  const dir = join(home, 'mnt');
-  mkdirSync(dir);
-  writeFileSync(image, '');
-  truncateSync(image, 16 * 1024 * 1024);
-  let device: string | undefined;
-  let mounted = false;
-  cleanups.push(() => {
-    if (mounted) unmount(dir);
-    if (device !== undefined) run('losetup', ['-d', device]);
-    rmSync(home, { recursive: true, force: true });
-  });
-  run('mkfs.ext4', ['-q', '-F', image]);
-  try {
-    device = run('losetup', ['--find', '--show', image]).trim();
-  } catch (error) {
-    return `no loop device: ${String(error)}`;
-  }
-  const mount = () => {
-    run('mount', ['-o', 'errors=remount-ro', device ?? '', dir]);
-    mounted = true;
-  };
-  mount();
-  return {
-    dir,
-    raiseError: () =>
-      writeFileSync(
-        `/sys/fs/ext4/${basename(device ?? '')}/trigger_fs_error`,
-        'worker sqlite-faults test',
-      ),
-    checkAndMountAgain() {
-      run('umount', [dir]);
-      mounted = false;
-      const fsck = spawnSync('e2fsck', ['-f', '-y', device ?? ''], { encoding: 'utf8' });
-      expect(fsck.status, fsck.stdout).toBeLessThanOrEqual(1);
-      mount();
-    },
-    writable() {
-      try {
-        writeFileSync(join(dir, 'probe'), 'x');
-        return 'writable';
-      } catch (error) {
-        return (error as NodeJS.ErrnoException).code ?? String(error);
-      }
-    },
-  };
+function freshExt4(): Ext4FileSystem | string {
+  const ext4 = mountExt4({ prefix: 'worker-sqlite-faults-ext4-' });
+  if (typeof ext4 !== 'string') cleanups.push(() => ext4.remove());
+  return ext4;
 }
 
 const HTTP_HEADERS = {
@@ -533,7 +427,7 @@ describe.skipIf(!CAN_MOUNT)('worker on SQLite under real faults (R69)', () => {
   it(
     'answers UNAVAILABLE on every binding while another process holds the write lock past the busy timeout',
     async () => {
-      const dir = mountTmpfs('8m');
+      const dir = freshTmpfs('8m');
       const file = join(dir, 'worker.sqlite');
       const worker = await startWorker(file);
       const taskId = await createTask(worker);
@@ -576,13 +470,13 @@ describe.skipIf(!CAN_MOUNT)('worker on SQLite under real faults (R69)', () => {
   );
 
   it('answers UNAVAILABLE on every binding while the file system is full, and serves again once space is freed', async () => {
-    const dir = mountTmpfs('8m');
+    const dir = freshTmpfs('8m');
     const worker = await startWorker(join(dir, 'worker.sqlite'));
     const taskId = await createTask(worker);
     const acknowledged = await injectAcked(worker, taskId, 'before');
     const sent = [...acknowledged];
 
-    const filler = fill(dir);
+    const filler = fillFileSystem(dir).path;
     try {
       sent.push(...(await injectDuringFault(worker, taskId, 'full')));
       // A second round: the worker keeps answering the same way.
@@ -608,7 +502,7 @@ describe.skipIf(!CAN_MOUNT)('worker on SQLite under real faults (R69)', () => {
     // A tmpfs cannot be remounted read-only while the worker holds the file
     // open for writing (the kernel answers EBUSY): an ext4 error is how a
     // file system turns read-only under a running process.
-    const ext4 = mountExt4();
+    const ext4 = freshExt4();
     if (typeof ext4 === 'string') return skip(ext4);
     const file = join(ext4.dir, 'worker.sqlite');
     const worker = await startWorker(file);
@@ -621,7 +515,7 @@ describe.skipIf(!CAN_MOUNT)('worker on SQLite under real faults (R69)', () => {
     // a few seconds after the commit.
     run('sync', ['-f', file]);
 
-    ext4.raiseError();
+    ext4.raiseError('worker sqlite-faults test');
     expect(ext4.writable()).toBe('EROFS');
     sent.push(...(await injectDuringFault(worker, taskId, 'read-only')));
     expect(alive(worker)).toBe(true);
@@ -633,7 +527,9 @@ describe.skipIf(!CAN_MOUNT)('worker on SQLite under real faults (R69)', () => {
     // Recovery is an operator's: the worker stopped, the file system checked and mounted again.
     // It shuts down cleanly on SIGTERM with its file system read-only.
     expect(await worker.stop()).toBe(0);
-    ext4.checkAndMountAgain();
+    const fsck = ext4.unmountAndCheck();
+    expect(fsck.status, fsck.stdout).toBeLessThanOrEqual(1);
+    ext4.mount();
     expect(ext4.writable()).toBe('writable');
     const restarted = await startWorker(file);
     // The task it ran is ended FAILED at start (SQLite: one worker per file); its records stay listed.

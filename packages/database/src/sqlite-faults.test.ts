@@ -1,17 +1,7 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  truncateSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Task } from '@a2a-js/sdk';
 import { Task as TaskCodec } from '@a2a-js/sdk';
@@ -20,6 +10,8 @@ import { ServerCallContext } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { ReminderStoreKey, ReminderWrite } from '@a2a-reminders/core';
 import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
+import type { Ext4FileSystem, MountedTmpfs } from '@a2a-reminders/test-support';
+import { canMount, fillFileSystem, mountExt4, mountTmpfs } from '@a2a-reminders/test-support';
 import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { OpenDatabaseOptions } from './connect.js';
@@ -55,23 +47,8 @@ const BUSY_TIMEOUT_MS = 100;
 /** How long a failing call may take before the test calls it a hang. */
 const HANG_GUARD_MS = 60_000;
 
-function run(command: string, args: readonly string[]): string {
-  return execFileSync(command, args, { stdio: 'pipe', encoding: 'utf8' });
-}
-
 /** Whether this process may mount (root, or a container allowing it). */
-const CAN_MOUNT = (() => {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlite-faults-probe-'));
-  try {
-    run('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir]);
-    run('umount', [dir]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-})();
+const CAN_MOUNT = canMount();
 
 /** Undone after each test, last first: processes, then databases, then mounts. */
 const cleanups: Array<() => unknown> = [];
@@ -85,28 +62,22 @@ afterEach(async () => {
   }
 });
 
-/** Unmounts `dir`; lazily if something still holds it, so no mount outlives the test. */
-function unmount(dir: string): void {
-  try {
-    run('umount', [dir]);
-  } catch {
-    run('umount', ['-l', dir]);
-  }
+/** A fresh tmpfs of `size` (e.g. `1m`), unmounted (lazily if still held) after the test. */
+function freshTmpfs(size: string): MountedTmpfs {
+  const tmpfs = mountTmpfs({ size, prefix: 'sqlite-faults-' });
+  cleanups.push(() => tmpfs.remove());
+  return tmpfs;
 }
 
-/** A fresh tmpfs of `size` (e.g. `1m`), unmounted after the test. */
-function mountTmpfs(size: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlite-faults-'));
-  run('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  cleanups.push(() => {
-    unmount(dir);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return dir;
-}
-
-function remount(dir: string, mode: 'ro' | 'rw'): void {
-  run('mount', ['-o', `remount,${mode}`, dir]);
+/**
+ * A 16 MiB ext4 image on a loop device, mounted errors=remount-ro; torn down
+ * after the test. A string says why it cannot be made here (no loop
+ * devices, no e2fsprogs).
+ */
+function freshExt4(): Ext4FileSystem | string {
+  const ext4 = mountExt4({ prefix: 'sqlite-faults-ext4-' });
+  if (typeof ext4 !== 'string') cleanups.push(() => ext4.remove());
+  return ext4;
 }
 
 /** An empty database with the reminder tables, closed again (its WAL checkpointed away). */
@@ -211,28 +182,6 @@ function sqliteCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Fills the file system of `dir` with one file, to the last byte; returns its path. */
-function fill(dir: string): string {
-  const path = join(dir, 'filler');
-  const fd = openSync(path, 'w');
-  try {
-    for (const size of [64 * 1024, 4096, 1]) {
-      const chunk = Buffer.alloc(size, 0x5a);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
-          throw error;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return path;
-}
-
 /** A child process that opens the file and runs BEGIN EXCLUSIVE; COMMIT once its stdin ends. */
 const LOCKER = `
 const Database = require(process.argv[1]);
@@ -282,7 +231,7 @@ async function lockFromAnotherProcess(file: string): Promise<{ release(): Promis
 describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
   describe('the file locked by another process past the busy timeout', () => {
     it('fails transactions UNAVAILABLE (SQLITE_BUSY) while reads go on; afterwards it writes again and nothing is lost', async () => {
-      const dir = mountTmpfs('4m');
+      const { dir } = freshTmpfs('4m');
       const file = await migratedDatabase(dir);
       const { store } = await openStore(file, { busyTimeoutMs: BUSY_TIMEOUT_MS });
       await put(store, 'before-1');
@@ -309,13 +258,13 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
 
   describe('a full file system', () => {
     it('fails writes UNAVAILABLE (SQLITE_FULL) and keeps reading; once space is freed it writes again and nothing is lost', async () => {
-      const dir = mountTmpfs('1m');
+      const { dir } = freshTmpfs('1m');
       const file = await migratedDatabase(dir);
       const { store, close } = await openStore(file);
       const acknowledged = ['before-1', 'before-2', 'before-3'];
       for (const id of acknowledged) await put(store, id);
 
-      const filler = fill(dir);
+      const filler = fillFileSystem(dir).path;
       try {
         // Each commit appends frames to the WAL, which needs pages the file system no longer has.
         for (const id of ['during-1', 'during-2']) {
@@ -342,7 +291,7 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
 
   describe('the SDK task store, guarded (R69, R72), on a full file system', () => {
     it('loads while saves fail; a save retried through the fault lands once space is freed, one past its retry window answers UNAVAILABLE', async () => {
-      const dir = mountTmpfs('1m');
+      const { dir } = freshTmpfs('1m');
       const file = join(dir, 'reminders.db');
       await migrateSdkTaskTable(`sqlite:${file}`);
       const { db } = await openStore(file);
@@ -365,7 +314,7 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
         });
       await guarded(0).save(working('task-1', 'before'), ctx);
 
-      const filler = fill(dir);
+      const filler = fillFileSystem(dir).path;
       let retried: Promise<void> | undefined;
       try {
         // Past its retry window (none here): UNAVAILABLE, the driver's error in its cause.
@@ -390,7 +339,8 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
 
   describe('a read-only file system', () => {
     it('a tmpfs cannot be remounted read-only under a live store: the kernel refuses (EBUSY) while SQLite holds the file open for writing', async () => {
-      const dir = mountTmpfs('1m');
+      const tmpfs = freshTmpfs('1m');
+      const { dir } = tmpfs;
       const file = await migratedDatabase(dir);
       const { store, close } = await openStore(file);
       await put(store, 'before');
@@ -400,16 +350,17 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
       await put(store, 'still-writable');
       // Once nothing holds it open for writing, the remount goes through.
       await close();
-      remount(dir, 'ro');
+      tmpfs.remount('ro');
       expect(() => writeFileSync(join(dir, 'probe'), 'x')).toThrow(/EROFS/);
-      remount(dir, 'rw');
+      tmpfs.remount('rw');
     });
 
     it('cannot be opened in WAL mode with no -wal and -shm files: openReminderDatabase rejects with SQLITE_CANTOPEN, a store failure', async () => {
-      const dir = mountTmpfs('1m');
+      const tmpfs = freshTmpfs('1m');
+      const { dir } = tmpfs;
       const file = await migratedDatabase(dir);
       // Closed cleanly, so its -wal and -shm are gone, and cannot be created now.
-      remount(dir, 'ro');
+      tmpfs.remount('ro');
       const error = await openReminderDatabase(`sqlite:${file}`).then(
         async (db) => {
           await db.destroy();
@@ -419,13 +370,14 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
       );
       expect(sqliteCode(error)).toBe('SQLITE_CANTOPEN');
       expect(isStoreUnavailable(error)).toBe(true);
-      remount(dir, 'rw');
+      tmpfs.remount('rw');
       const { store } = await openStore(file);
       await expect(put(store, 'after')).resolves.toBe('after');
     });
 
     it('with the -wal and -shm of a killed writer: reads, answers writes UNAVAILABLE (SQLITE_READONLY), and writes again once reopened read-write', async () => {
-      const dir = mountTmpfs('1m');
+      const tmpfs = freshTmpfs('1m');
+      const { dir } = tmpfs;
       const file = await migratedDatabase(dir);
       const first = await openStore(file);
       for (const id of ['before-1', 'before-2']) await put(first.store, id);
@@ -442,14 +394,14 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
       ]);
       expect(killed.signal).toBe('SIGKILL');
 
-      remount(dir, 'ro');
+      tmpfs.remount('ro');
       // SQLite opens the file read-only (the read-write open fails with EROFS).
       const { store, close } = await openStore(file);
       expect(await storedIds(store)).toEqual(['before-1', 'before-2']);
       expect(sqliteCode(await unavailable(put(store, 'during')))).toBe('SQLITE_READONLY');
       expect(await storedIds(store)).toEqual(['before-1', 'before-2']);
 
-      remount(dir, 'rw');
+      tmpfs.remount('rw');
       // A connection opened read-only stays so: the same store keeps answering
       // UNAVAILABLE (never INTERNAL) until it is reopened.
       expect(sqliteCode(await unavailable(put(store, 'during')))).toBe('SQLITE_READONLY');
@@ -462,7 +414,7 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
     it('remounted read-only by the kernel under a live store (ext4 errors=remount-ro): writes UNAVAILABLE (SQLITE_IOERR), reads go on; after fsck and a new mount nothing is lost', async ({
       skip,
     }) => {
-      const ext4 = mountExt4();
+      const ext4 = freshExt4();
       if (typeof ext4 === 'string') return skip(ext4);
       const file = await migratedDatabase(ext4.dir);
       // FULL: each commit is on disk before it is acknowledged. With the
@@ -472,7 +424,7 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
       const { store, close } = await openStore(file, { synchronous: 'FULL' });
       for (const id of ['before-1', 'before-2']) await put(store, id);
 
-      ext4.raiseError();
+      ext4.raiseError('sqlite-faults test');
       expect(ext4.writable()).toBe('EROFS');
       for (const id of ['during-1', 'during-2']) {
         expect(sqliteCode(await unavailable(put(store, id)))).toMatch(/^SQLITE_IOERR/);
@@ -482,7 +434,10 @@ describe.skipIf(!CAN_MOUNT)('SQLite faults (R69)', () => {
 
       // Recovery is an operator's: the store closed, the file system checked and mounted again.
       await close();
-      ext4.checkAndMountAgain();
+      const fsck = ext4.unmountAndCheck();
+      // 1: errors were corrected (the aborted journal, the counts), as expected here.
+      expect(fsck.status, fsck.stdout).toBeLessThanOrEqual(1);
+      ext4.mount();
       expect(ext4.writable()).toBe('writable');
       const reopened = await openStore(file, { synchronous: 'FULL' });
       expect(await storedIds(reopened.store)).toEqual(['before-1', 'before-2']);
@@ -522,73 +477,4 @@ function working(taskId: string, text: string): Task {
 /** The text `working()` put in the stored task's status: which save it holds. */
 async function savedText(tasks: GuardedTaskStore): Promise<string | undefined> {
   return (await tasks.load('task-1', ctx))?.status?.message?.messageId.replace(/^m-/, '');
-}
-
-interface Ext4 {
-  readonly dir: string;
-  /** Raises a file system error through sysfs: with errors=remount-ro the kernel makes it read-only at once. */
-  raiseError(): void;
-  /** Unmounts it, runs e2fsck and mounts it again (nothing may hold it open). */
-  checkAndMountAgain(): void;
-  /** Whether a new file can be written in it now, or the errno it fails with. */
-  writable(): string;
-}
-
-/**
- * A 16 MiB ext4 image on a loop device, mounted errors=remount-ro; torn down
- * after the test. A string says why it cannot be made here (no loop
- * devices, no e2fsprogs).
- */
-function mountExt4(): Ext4 | string {
-  for (const tool of ['mkfs.ext4', 'e2fsck', 'losetup']) {
-    if (spawnSync(tool, ['-V']).error !== undefined) return `${tool} is not installed`;
-  }
-  const home = mkdtempSync(join(tmpdir(), 'sqlite-faults-ext4-'));
-  const image = join(home, 'fs.img');
-  const dir = join(home, 'mnt');
-  mkdirSync(dir);
-  writeFileSync(image, '');
-  truncateSync(image, 16 * 1024 * 1024);
-  let device: string | undefined;
-  let mounted = false;
-  cleanups.push(() => {
-    if (mounted) unmount(dir);
-    if (device !== undefined) run('losetup', ['-d', device]);
-    rmSync(home, { recursive: true, force: true });
-  });
-  run('mkfs.ext4', ['-q', '-F', image]);
-  try {
-    device = run('losetup', ['--find', '--show', image]).trim();
-  } catch (error) {
-    return `no loop device: ${String(error)}`;
-  }
-  const mount = () => {
-    run('mount', ['-o', 'errors=remount-ro', device ?? '', dir]);
-    mounted = true;
-  };
-  mount();
-  return {
-    dir,
-    raiseError: () =>
-      writeFileSync(
-        `/sys/fs/ext4/${basename(device ?? '')}/trigger_fs_error`,
-        'sqlite-faults test',
-      ),
-    checkAndMountAgain() {
-      run('umount', [dir]);
-      mounted = false;
-      // 1: errors were corrected (the aborted journal, the counts), as expected here.
-      const fsck = spawnSync('e2fsck', ['-f', '-y', device ?? ''], { encoding: 'utf8' });
-      expect(fsck.status, fsck.stdout).toBeLessThanOrEqual(1);
-      mount();
-    },
-    writable() {
-      try {
-        writeFileSync(join(dir, 'probe'), 'x');
-        return 'writable';
-      } catch (error) {
-        return (error as NodeJS.ErrnoException).code ?? String(error);
-      }
-    },
-  };
 }

@@ -6,6 +6,20 @@ export { headerUserBuilder, listen } from './express-server.js';
 export type { RecordedCall } from './fake-reminders.js';
 export { fakeReminders, sampleError } from './fake-reminders.js';
 export type {
+  Ext4FileSystem,
+  Ext4Options,
+  FsckResult,
+  MountedTmpfs,
+  TmpfsOptions,
+} from './file-system-faults.js';
+export {
+  canMount,
+  fillFileSystem,
+  mountExt4,
+  mountTmpfs,
+  unmount,
+} from './file-system-faults.js';
+export type {
   BindingServer,
   BindingServerOptions,
   HttpBindingArm,

@@ -93,6 +93,29 @@ describe('startPostgresCluster', { timeout: TEST_TIMEOUT }, () => {
     },
   );
 
+  it('keeps every acknowledged commit through an immediate restart (synchronous_commit on)', async () => {
+    const { client } = await connect(shared.url());
+    const { rows: setting } = await client.query<{ value: string }>(
+      `select current_setting('synchronous_commit') as value`,
+    );
+    expect(setting[0]?.value).toBe('on');
+    await client.query('create table acknowledged (n int primary key)');
+    // One commit each, acknowledged one after another, the last just before the crash.
+    const commits = 200;
+    for (let n = 1; n <= commits; n += 1) {
+      await client.query('insert into acknowledged values ($1)', [n]);
+    }
+
+    await shared.restart('immediate');
+
+    const after = await connect(shared.url());
+    const { rows } = await after.client.query<{ count: number }>(
+      'select count(*)::int as count from acknowledged',
+    );
+    expect(rows[0]?.count).toBe(commits);
+    await after.client.query('drop table acknowledged');
+  });
+
   it('stops and starts on the same port; both are no-ops when already done', async () => {
     await shared.stop('fast');
     await shared.stop('immediate');

@@ -65,13 +65,17 @@ const ADMIN_APPLICATION_NAME = 'test-support cluster admin';
 /** A port another process takes between our probe and the server's bind is retried this often. */
 const PORT_ATTEMPTS = 3;
 
-// Light on memory and disk: tests start several clusters next to the shared one.
+// Light on memory and disk: tests start several clusters next to the shared one. A commit is
+// acknowledged only once its WAL is written (synchronous_commit on), so a restart, immediate
+// included, keeps every acknowledged commit: a store test that counts lost writes (R69) must
+// not see the cluster's own. fsync may stay off: an immediate stop is a process crash, not an
+// OS crash, and the kernel keeps what was written.
 const DEFAULT_SETTINGS: Readonly<Record<string, string | number | boolean>> = {
   listen_addresses: HOST,
   max_connections: 100,
   shared_buffers: '16MB',
   fsync: false,
-  synchronous_commit: false,
+  synchronous_commit: 'on',
   full_page_writes: false,
   max_wal_size: '64MB',
 };
