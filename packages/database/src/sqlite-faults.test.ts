@@ -1,8 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Task } from '@a2a-js/sdk';
 import { Task as TaskCodec } from '@a2a-js/sdk';
 import type { User } from '@a2a-js/sdk/server';
@@ -11,7 +10,13 @@ import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { ReminderStoreKey, ReminderWrite } from '@a2a-reminders/core';
 import { ReminderError, TASK_REMINDERS_EXTENSION_URI } from '@a2a-reminders/core';
 import type { Ext4FileSystem, MountedTmpfs } from '@a2a-reminders/test-support';
-import { canMount, fillFileSystem, mountExt4, mountTmpfs } from '@a2a-reminders/test-support';
+import {
+  canMount,
+  fillFileSystem,
+  lockSqliteFromAnotherProcess,
+  mountExt4,
+  mountTmpfs,
+} from '@a2a-reminders/test-support';
 import type { Kysely } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { OpenDatabaseOptions } from './connect.js';
@@ -182,47 +187,14 @@ function sqliteCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** A child process that opens the file and runs BEGIN EXCLUSIVE; COMMIT once its stdin ends. */
-const LOCKER = `
-const Database = require(process.argv[1]);
-const db = new Database(process.argv[2], { timeout: 60000 });
-db.exec('BEGIN EXCLUSIVE');
-process.stdout.write('LOCKED\\n');
-process.stdin.resume();
-process.stdin.on('end', () => {
-  db.exec('COMMIT');
-  db.close();
-  process.stdout.write('RELEASED\\n');
-});
-`;
-
 /** Resolves once another process holds the database's write lock; `release()` commits and ends it. */
 async function lockFromAnotherProcess(file: string): Promise<{ release(): Promise<void> }> {
-  const child = spawn(process.execPath, ['-e', LOCKER, BETTER_SQLITE3, file], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  cleanups.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const lines: string[] = [];
-  createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      if (lines.includes('LOCKED')) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 10);
-    exited.then((code) => {
-      clearInterval(poll);
-      reject(new Error(`the locking process exited (${code}) before it held the lock`));
-    });
-  });
+  const lock = await lockSqliteFromAnotherProcess(file, BETTER_SQLITE3);
+  cleanups.push(() => lock.kill());
   return {
     async release() {
-      child.stdin.end();
-      expect(await exited).toBe(0);
+      const { exitCode, lines } = await lock.release();
+      expect(exitCode).toBe(0);
       expect(lines).toEqual(['LOCKED', 'RELEASED']);
     },
   };

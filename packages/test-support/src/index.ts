@@ -53,6 +53,8 @@ export { startPostgresCluster } from './postgres-cluster.js';
 export { createSdkStack, saveTask, testAgentCard } from './sdk-stack.js';
 export type { SpecErrorRow } from './spec-error-table.js';
 export { SPEC_URL, specErrorRow, specErrorTable } from './spec-error-table.js';
+export type { SqliteLock } from './sqlite-locker.js';
+export { lockSqliteFromAnotherProcess } from './sqlite-locker.js';
 export type {
   ProxyConnection,
   ProxyConnectionState,
