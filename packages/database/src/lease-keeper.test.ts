@@ -63,7 +63,7 @@ const finishers: Array<() => void> = [];
 
 async function replica(
   replicaId: string,
-  options: { leaseMs?: number; reapIntervalMs?: number } = {},
+  options: { leaseMs?: number; reapIntervalMs?: number; handOverGraceMs?: number } = {},
 ): Promise<Replica> {
   const db = await database.open({ poolSize: 4 });
   const taskStore = new DatabaseTaskStore(db);
@@ -82,6 +82,7 @@ async function replica(
     replicaId,
     leaseMs: options.leaseMs ?? 300,
     ...(options.reapIntervalMs === undefined ? {} : { reapIntervalMs: options.reapIntervalMs }),
+    ...(options.handOverGraceMs === undefined ? {} : { handOverGraceMs: options.handOverGraceMs }),
     reason: REASON,
     onTaskEnded: (key) => ended.push(key),
     onError: (error) => errors.push(error),
@@ -305,8 +306,14 @@ describe('TaskLeaseKeeper', () => {
   });
 
   it("a live replica keeps a returned execution's lease until its last status is stored, then drops it", async () => {
-    // A lease far longer than the heartbeat interval: only a live replica is tested here.
-    const a = await replica('replica-slow-save', { leaseMs: 3_000, reapIntervalMs: 100 });
+    // A lease far longer than the heartbeat interval: only a live replica is
+    // tested here, its status slow but inside R72's grace (the grace's end is
+    // lease-fencing.test.ts's).
+    const a = await replica('replica-slow-save', {
+      leaseMs: 3_000,
+      reapIntervalMs: 100,
+      handOverGraceMs: 600_000,
+    });
     const reaper = await replica('replica-reaper-5', { leaseMs: 3_000, reapIntervalMs: 100 });
     a.keeper.start();
     reaper.keeper.start();

@@ -99,8 +99,9 @@ export type LeaseStanding = 'running' | 'returned' | 'lost' | 'none';
 
 /** The FAILED reason of a task whose last status was never stored (R72), by default. */
 export const UNSAVED_REASON =
-  "The task's execution ended, but its last status could not be stored (the database was " +
-  'unavailable), so it was ended as FAILED. Send the task again to run it afresh.';
+  "The task's execution ended, but its last status was never stored (the database was " +
+  'unavailable, or the replica stopped first), so it was ended as FAILED. Send the task again ' +
+  'to run it afresh.';
 
 /** How long a lost lease is remembered, in leases, so late saves of its execution are refused (R71). */
 const LOST_MEMORY_LEASES = 30;
