@@ -103,10 +103,12 @@ export interface RunningWorker {
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   // Stores first: a crashed run's tasks are ended before anything is served.
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  // R70: a heartbeat statement gets an eighth of the lease (its deadline
-  // half as much again), so a dead connection fails it before the next tick.
+  // R70: a lease statement gets a quarter of the lease, at least 2 s (its
+  // deadline half as much again): a dead connection is dropped within about
+  // a lease, while a busy machine's slow answer is no failure. Fencing (R71)
+  // does not wait for it.
   const stores = await openWorkerStores(options.store ?? 'memory', {
-    leaseStatementTimeoutMs: Math.max(1, Math.floor(leaseMs / 8)),
+    leaseStatementTimeoutMs: Math.max(2_000, Math.floor(leaseMs / 4)),
     ...(options.sqliteBusyMs === undefined ? {} : { sqliteBusyMs: options.sqliteBusyMs }),
     ...(options.sqliteSync === undefined ? {} : { sqliteSync: options.sqliteSync }),
   });

@@ -439,6 +439,8 @@ export class TaskLeaseKeeper {
   }
 
   private tick(): void {
+    // R71: checked every tick, even while a heartbeat hangs on a dead connection.
+    this.fenceOverdue();
     // A slow reap must not delay the heartbeat, or this replica's own leases could expire.
     if (this.heartbeating === undefined) {
       this.heartbeating = this.heartbeat()

@@ -214,12 +214,12 @@ export class Replica implements StackReplica {
       });
       if (options.leaseMs !== undefined) {
         // As the worker: heartbeats on connections of their own, a statement
-        // given an eighth of the lease (R70), so a dead connection fails one
-        // before the next tick.
+        // given a quarter of the lease, at least 2 s (R70); fencing (R71)
+        // does not wait for a hung one.
         leaseDb = await openReminderDatabase(viaProxy(database.url, proxy), {
           poolSize: 2,
           applicationName: leaseApplicationName,
-          statementTimeoutMs: Math.max(1, Math.floor(options.leaseMs / 8)),
+          statementTimeoutMs: Math.max(2_000, Math.floor(options.leaseMs / 4)),
           onIdleConnectionError: (error) => errors.push(error),
         });
       }
